@@ -1,0 +1,19 @@
+"""sim: the mathematics of linear attention and hybrid models, numpy only.
+
+One head, one convention everywhere: S is d_k × d_v, each token writes k vᵀ, then reads
+o_t = S_tᵀ q_t. See `sim.rules` for the glossary of symbols.
+
+    import sim
+    trace = sim.run("gated_deltanet", q, k, v, alpha=0.9, beta=0.5)
+    s = sim.init_state("kda", 4, 4); s = sim.step("kda", s, q0, k0, v0, alpha=a0, beta=0.5).state
+"""
+
+from .features import FEATURE_MAPS, feature_map, l2_normalize
+from .rules import RULE_INFO, RULES, RuleInfo, init_state, run, step
+from .state import State, Step, Trace
+from .validation import DivergenceError
+
+__all__ = [
+    "FEATURE_MAPS", "RULES", "RULE_INFO", "DivergenceError", "RuleInfo", "State", "Step", "Trace",
+    "feature_map", "init_state", "l2_normalize", "run", "step",
+]

@@ -1,0 +1,42 @@
+"""Explicit preprocessing a caller (or a page) chooses: feature maps φ and key normalisation.
+
+The rules never apply these on their own, except linear attention's `feature_map` option, which
+names φ in its equations (S ← S + φ(k) vᵀ).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .validation import as_float_array, check_choice, check_finite
+
+Array = np.ndarray
+
+FEATURE_MAPS = ("identity", "elu+1")
+
+
+def feature_map(name: str, x: Array) -> Array:
+    """φ(x), elementwise. "identity": φ(x) = x. "elu+1": φ(x) = x + 1 for x > 0, else eˣ,
+    so every feature is positive and the normalised output is a weighted average
+    (Katharopoulos et al., 2020). Any shape in, same shape out.
+    """
+    check_choice("feature_map", name, FEATURE_MAPS)
+    x = check_finite("x", as_float_array("x", x))
+    return apply_feature_map(name, x)
+
+
+def apply_feature_map(name: str, x: Array) -> Array:
+    """`feature_map` without the checks (used inside `step`, where inputs are already checked)."""
+    if name == "identity":
+        return x
+    # exp of the clipped value: no overflow warning from the branch np.where throws away
+    return np.where(x > 0.0, x + 1.0, np.exp(np.minimum(x, 0.0)))
+
+
+def l2_normalize(x: Array, eps: float = 1e-12) -> Array:
+    """x / ‖x‖ along the last axis; rows with ‖x‖ < eps stay zero. (d,) or (T, d) in and out."""
+    x = check_finite("x", as_float_array("x", x))
+    if x.ndim == 0:
+        raise ValueError("x: expected a vector (d,) or a matrix (T, d), got a scalar")
+    norm = np.linalg.norm(x, axis=-1, keepdims=True)
+    return np.where(norm < eps, 0.0, x / np.maximum(norm, eps))

@@ -1,0 +1,356 @@
+"""Every update rule behind one interface: `init_state`, `step` (one token) and `run` (T tokens).
+
+Glossary (code name → symbol), one head, one convention for every rule:
+    q, k      (d_k,) per token, (T, d_k) per run   query q_t and key k_t, used as given
+    v         (d_v,) per token, (T, d_v) per run   value v_t
+    S         (d_k, d_v)                           state S_t; each token adds an outer product k vᵀ
+    z         (d_k,)                               linear attention's running key total
+    o         (d_v,)                               output o_t = S_tᵀ q_t (after the update)
+    gamma     γ, RetNet's fixed decay              alpha  α (or a), data-dependent decay
+    beta      β, the delta rules' write strength   scale  s, softmax's score scale (1/√d_k)
+
+Each token first updates the state, then reads it, so o_t includes token t. There is no hidden
+scale in the linear rules. `run` and `step` call the same kernels in the same order, so a run
+and a sequence of steps agree bit for bit. The masked-matrix forms in `sim.parallel` are the
+independent oracle the tests hold both against.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import validation as check
+from .decayed_attention import decayed_write
+from .delta_rule import delta_write
+from .features import FEATURE_MAPS, apply_feature_map
+from .linear_attention import linear_read, linear_write
+from .softmax_attention import softmax_read
+from .state import State, Step, Trace
+
+Array = np.ndarray
+
+RULES: tuple[str, ...] = (
+    "softmax", "linear", "retnet", "mamba2", "gla", "deltanet", "gated_deltanet", "kda",
+)
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    """What a page needs to present a rule.
+
+    label:       human name ("Gated DeltaNet").
+    equation:    the state update in LaTeX, in this package's convention (S is d_k × d_v).
+    readout:     how the output is read, in LaTeX.
+    gates:       the per-token gates `run`/`step` take, e.g. ("alpha", "beta").
+    alpha_shape: "scalar" (one α per token), "channel" (α per key channel) or None.
+    options:     every keyword `run` accepts for this rule.
+    """
+
+    name: str
+    label: str
+    equation: str
+    readout: str
+    gates: tuple[str, ...]
+    alpha_shape: str | None
+    options: tuple[str, ...]
+
+
+_RECURRENT_OPTIONS = ("initial_state", "keep_states")
+_READ = r"o_t = S_t^\top q_t"
+
+RULE_INFO: dict[str, RuleInfo] = {
+    "softmax": RuleInfo(
+        "softmax", "Softmax attention",
+        r"K_t = [K_{t-1}; k_t^\top],\quad V_t = [V_{t-1}; v_t^\top]",
+        r"o_t = \sum_{i \le t} \operatorname{softmax}_i\!\left(s\, q_t^\top k_i\right) v_i",
+        (), None, ("scale", "keep_states")),
+    "linear": RuleInfo(
+        "linear", "Linear attention",
+        r"S_t = S_{t-1} + \phi(k_t)\, v_t^\top,\quad z_t = z_{t-1} + \phi(k_t)",
+        r"o_t = S_t^\top \phi(q_t) \;\left[\,/\, \phi(q_t)^\top z_t\right]",
+        (), None, ("feature_map", "normalize", "initial_z", *_RECURRENT_OPTIONS)),
+    "retnet": RuleInfo(
+        "retnet", "RetNet",
+        r"S_t = \gamma\, S_{t-1} + k_t v_t^\top", _READ,
+        ("gamma",), None, ("gamma", *_RECURRENT_OPTIONS)),
+    "mamba2": RuleInfo(
+        "mamba2", "Mamba-2",
+        r"S_t = a_t\, S_{t-1} + k_t v_t^\top", _READ,
+        ("alpha",), "scalar", ("alpha", *_RECURRENT_OPTIONS)),
+    "gla": RuleInfo(
+        "gla", "GLA",
+        r"S_t = \operatorname{diag}(\alpha_t)\, S_{t-1} + k_t v_t^\top", _READ,
+        ("alpha",), "channel", ("alpha", *_RECURRENT_OPTIONS)),
+    "deltanet": RuleInfo(
+        "deltanet", "DeltaNet",
+        r"S_t = S_{t-1} + \beta_t\, k_t \left(v_t - S_{t-1}^\top k_t\right)^\top", _READ,
+        ("beta",), None, ("beta", *_RECURRENT_OPTIONS)),
+    "gated_deltanet": RuleInfo(
+        "gated_deltanet", "Gated DeltaNet",
+        r"S_t = a_t S_{t-1} + \beta_t\, k_t \left(v_t - a_t S_{t-1}^\top k_t\right)^\top", _READ,
+        ("alpha", "beta"), "scalar", ("alpha", "beta", *_RECURRENT_OPTIONS)),
+    "kda": RuleInfo(
+        "kda", "Kimi Delta Attention",
+        r"S_t = \operatorname{diag}(\alpha_t) S_{t-1} + \beta_t\, k_t "
+        r"\left(v_t - (\operatorname{diag}(\alpha_t) S_{t-1})^\top k_t\right)^\top", _READ,
+        ("alpha", "beta"), "channel", ("alpha", "beta", *_RECURRENT_OPTIONS)),
+}
+
+_DELTA_RULES = ("deltanet", "gated_deltanet", "kda")
+
+
+def _frozen(a: Array) -> Array:
+    a.flags.writeable = False
+    return a
+
+
+def init_state(rule: str, d_k: int, d_v: int) -> State:
+    """The empty memory of `rule`: S = 0 (d_k, d_v), plus z = 0 (d_k,) for linear attention;
+    softmax attention starts with an empty KV cache, keys (0, d_k) and values (0, d_v)."""
+    check.check_choice("rule", rule, RULES)
+    d_k = check.check_positive_int("d_k", d_k)
+    d_v = check.check_positive_int("d_v", d_v)
+    if rule == "softmax":
+        return State(keys=_frozen(np.zeros((0, d_k))), values=_frozen(np.zeros((0, d_v))))
+    z = _frozen(np.zeros(d_k)) if rule == "linear" else None
+    return State(S=_frozen(np.zeros((d_k, d_v))), z=z)
+
+
+# ---------------------------------------------------------------------------------------------
+# step: one token. Checks are the cheap per-token kind (see sim.validation).
+
+def _recurrent_inputs(rule: str, state: State, q: Any, k: Any, v: Any
+                      ) -> tuple[Array, Array, Array, Array]:
+    S = state.S if isinstance(state, State) else None
+    if S is None:
+        raise ValueError(
+            f"state: expected the State of a recurrent rule (from sim.init_state({rule!r}, d_k, "
+            f"d_v)), got {check.describe(state)}"
+        )
+    d_k, d_v = S.shape
+    q = check.step_vector("q", q, d_k)
+    k = check.step_vector("k", k, d_k)
+    v = check.step_vector("v", v, d_v)
+    check.step_finite(q, k, v)
+    return S, q, k, v
+
+
+def _step_softmax(state: State, q: Any, k: Any, v: Any, scale: float | None = None) -> Step:
+    if not isinstance(state, State) or state.keys is None or state.values is None:
+        raise ValueError(
+            "state: expected a softmax State with a KV cache (from sim.init_state('softmax', "
+            f"d_k, d_v)), got {check.describe(state)}"
+        )
+    d_k, d_v = state.keys.shape[1], state.values.shape[1]
+    q = check.step_vector("q", q, d_k)
+    k = check.step_vector("k", k, d_k)
+    v = check.step_vector("v", v, d_v)
+    check.step_finite(q, k, v)
+    s = _softmax_scale(scale, d_k)
+    keys = _frozen(np.concatenate((state.keys, k[None, :])))  # (t, d_k)
+    values = _frozen(np.concatenate((state.values, v[None, :])))  # (t, d_v)
+    output, weights = softmax_read(keys, values, q, s)
+    return Step(State(keys=keys, values=values, t=state.t + 1), output, weights=weights)
+
+
+def _step_linear(state: State, q: Any, k: Any, v: Any, feature_map: str = "identity",
+                 normalize: bool = False) -> Step:
+    S, q, k, v = _recurrent_inputs("linear", state, q, k, v)
+    if state.z is None:
+        raise ValueError("state: linear attention needs z; start from sim.init_state('linear', d_k, d_v)")
+    if feature_map != "identity":
+        check.check_choice("feature_map", feature_map, FEATURE_MAPS)
+    phi_q, phi_k = apply_feature_map(feature_map, q), apply_feature_map(feature_map, k)
+    S_new, z_new = linear_write(S, state.z, phi_k, v)
+    if not check.state_norm_ok(S_new):
+        raise check.divergence(state.t, S_new)
+    output = linear_read(S_new, z_new, phi_q, bool(normalize), state.t)
+    new = State(S=_frozen(S_new), z=_frozen(z_new), t=state.t + 1)
+    return Step(new, output, _key=phi_k, _write_values=v)
+
+
+def _step_decayed(rule: str, state: State, q: Any, k: Any, v: Any, decay: float | Array) -> Step:
+    S, q, k, v = _recurrent_inputs(rule, state, q, k, v)
+    S_new = decayed_write(S, decay, k, v)
+    if not check.state_norm_ok(S_new):
+        raise check.divergence(state.t, S_new)
+    return Step(State(S=_frozen(S_new), t=state.t + 1), S_new.T @ q, decay=decay,
+                _key=k, _write_values=v)
+
+
+def _step_delta(rule: str, state: State, q: Any, k: Any, v: Any, decay: float | Array | None,
+                beta: float) -> Step:
+    S, q, k, v = _recurrent_inputs(rule, state, q, k, v)
+    S_new, read_back, error = delta_write(S, decay, k, v, beta)
+    if not check.state_norm_ok(S_new):
+        raise check.divergence(state.t, S_new, k, beta)
+    return Step(State(S=_frozen(S_new), t=state.t + 1), S_new.T @ q, decay=decay,
+                read_back=read_back, error=error,
+                _key=k, _write_values=beta * v, _erase_values=beta * read_back)
+
+
+def _step_gate(rule: str, gates: dict[str, Any], name: str) -> Any:
+    if name not in gates:
+        raise ValueError(f"{name}: rule {rule!r} needs {name} for this token")
+    return gates[name]
+
+
+def _d_k(state: State) -> int:
+    return state.S.shape[0] if isinstance(state, State) and state.S is not None else 0
+
+
+def step(rule: str, state: State, q: Any, k: Any, v: Any, **gates: Any) -> Step:
+    """Process one token: update `state` with (k, v), then read with q. Returns a `Step`.
+
+    q, k (d_k,), v (d_v,). Gates for this one token:
+        softmax: scale (default 1/√d_k)          linear: feature_map, normalize
+        retnet: gamma ∈ (0, 1]                   mamba2, gated_deltanet: alpha ∈ (0, 1]
+        gla, kda: alpha, a float or (d_k,) array in (0, 1]
+        deltanet, gated_deltanet, kda: beta ∈ [0, 2]
+    `state` is never modified; the returned state holds new, read-only arrays.
+    """
+    if rule == "softmax":
+        check.check_params(rule, gates, ("scale",))
+        return _step_softmax(state, q, k, v, **gates)
+    if rule == "linear":
+        check.check_params(rule, gates, ("feature_map", "normalize"))
+        return _step_linear(state, q, k, v, **gates)
+    if rule not in RULE_INFO:
+        check.check_choice("rule", rule, RULES)
+    info = RULE_INFO[rule]
+    check.check_params(rule, gates, info.gates, info.gates)
+    decay: float | Array | None = None
+    if rule == "retnet":
+        decay = check.step_scalar_gate("gamma", gates["gamma"], True, 1.0)
+    elif info.alpha_shape == "scalar":
+        decay = check.step_scalar_gate("alpha", _step_gate(rule, gates, "alpha"), True, 1.0)
+    elif info.alpha_shape == "channel":
+        decay = check.step_channel_gate("alpha", gates["alpha"], _d_k(state))
+    if rule not in _DELTA_RULES:
+        return _step_decayed(rule, state, q, k, v, decay)
+    beta = check.step_scalar_gate("beta", gates["beta"], False, 2.0)
+    return _step_delta(rule, state, q, k, v, decay, beta)
+
+
+# ---------------------------------------------------------------------------------------------
+# run: T tokens. Inputs are checked once, vectorised; the loop calls the same kernels as step.
+
+def _softmax_scale(scale: Any, d_k: int) -> float:
+    if scale is None:
+        return 1.0 / math.sqrt(d_k)
+    return check.check_float("scale", scale, 0.0, 1e12, low_open=False,
+                             accepted="[0, 1e12] (default 1/√d_k)")
+
+
+def _run_softmax(Q: Array, K: Array, V: Array, scale: Any, keep_states: bool) -> Trace:
+    T = Q.shape[0]
+    s = _softmax_scale(scale, Q.shape[1])
+    outputs = np.empty((T, V.shape[1]))
+    weights = np.zeros((T, T)) if keep_states else None
+    for t in range(T):
+        outputs[t], w = softmax_read(K[: t + 1], V[: t + 1], Q[t], s)
+        if weights is not None:
+            weights[t, : t + 1] = w
+    return Trace("softmax", outputs, weights=weights)
+
+
+def run(rule: str, q: Any, k: Any, v: Any, **params: Any) -> Trace:
+    """Run `rule` over a stream: q, k (T, d_k), v (T, d_v). Returns a `Trace`.
+
+    Parameters by rule (gates given per token; a plain float broadcasts to every token):
+        softmax:        scale (default 1/√d_k)
+        linear:         feature_map ("identity" | "elu+1"), normalize (False), initial_z (d_k,)
+        retnet:         gamma, a float in (0, 1]
+        mamba2:         alpha (T,) in (0, 1]
+        gla:            alpha (T, d_k) in (0, 1]
+        deltanet:       beta (T,) in [0, 2]
+        gated_deltanet: alpha (T,), beta (T,)
+        kda:            alpha (T, d_k), beta (T,)
+        every rule but softmax: initial_state (d_k, d_v), default zeros.
+        every rule: keep_states (True); False keeps only the final state (and for softmax drops
+        the (T, T) weights), for long runs.
+    Raises ValueError on bad input and DivergenceError (token index in `.token`) if the state
+    becomes non-finite or its norm exceeds 1e150.
+    """
+    check.check_choice("rule", rule, RULES)
+    info = RULE_INFO[rule]
+    check.check_params(rule, params, info.options, info.gates)
+    Q = check.check_array("q", q, (None, None), "(T, d_k)")
+    T, d_k = Q.shape
+    K = check.check_array("k", k, (T, d_k), "(T, d_k)")
+    V = check.check_array("v", v, (T, None), "(T, d_v)")
+    d_v = V.shape[1]
+    keep_states = params.get("keep_states", True)
+    if not isinstance(keep_states, (bool, np.bool_)):
+        raise ValueError(f"keep_states: expected True or False, got {check.describe(keep_states)}")
+    if rule == "softmax":
+        return _run_softmax(Q, K, V, params.get("scale"), bool(keep_states))
+
+    S = np.zeros((d_k, d_v))
+    if params.get("initial_state") is not None:
+        S = check.check_array("initial_state", params["initial_state"], (d_k, d_v), "(d_k, d_v)")
+    states = np.empty((T, d_k, d_v)) if keep_states else None
+    outputs = np.empty((T, d_v))
+
+    if rule == "linear":
+        name = check.check_choice("feature_map", params.get("feature_map", "identity"),
+                                  FEATURE_MAPS)
+        normalize = params.get("normalize", False)
+        if not isinstance(normalize, (bool, np.bool_)):
+            raise ValueError(f"normalize: expected True or False, got {check.describe(normalize)}")
+        z = np.zeros(d_k)
+        if params.get("initial_z") is not None:
+            z = check.check_array("initial_z", params["initial_z"], (d_k,), "(d_k,)")
+        zs = np.empty((T, d_k))
+        for t in range(T):
+            phi_q, phi_k = apply_feature_map(name, Q[t]), apply_feature_map(name, K[t])
+            S, z = linear_write(S, z, phi_k, V[t])
+            if not check.state_norm_ok(S):
+                raise check.divergence(t, S)
+            outputs[t] = linear_read(S, z, phi_q, bool(normalize), t)
+            zs[t] = z
+            if states is not None:
+                states[t] = S
+        return Trace(rule, outputs, states, S, z=zs)
+
+    decays = _run_decays(rule, info, params, T, d_k)
+    if rule not in _DELTA_RULES:
+        for t in range(T):
+            S = decayed_write(S, decays[t], K[t], V[t])
+            if not check.state_norm_ok(S):
+                raise check.divergence(t, S)
+            outputs[t] = S.T @ Q[t]
+            if states is not None:
+                states[t] = S
+        return Trace(rule, outputs, states, S)
+
+    betas = check.check_beta("beta", params["beta"], (T,), "(T,)").tolist()
+    read_backs = np.empty((T, d_v))
+    errors = np.empty((T, d_v))
+    for t in range(T):
+        S, read_backs[t], errors[t] = delta_write(S, decays[t], K[t], V[t], betas[t])
+        if not check.state_norm_ok(S):
+            raise check.divergence(t, S, K[t], betas[t])
+        outputs[t] = S.T @ Q[t]
+        if states is not None:
+            states[t] = S
+    return Trace(rule, outputs, states, S, read_backs=read_backs, errors=errors)
+
+
+def _run_decays(rule: str, info: RuleInfo, params: dict[str, Any], T: int, d_k: int
+                ) -> list[Any]:
+    """One decay per token, in the form `step` receives it: float, (d_k,) row or None."""
+    if rule == "retnet":
+        gamma = check.check_float("gamma", params["gamma"], 0.0, 1.0, low_open=True,
+                                  accepted="(0, 1]")
+        return [gamma] * T
+    if info.alpha_shape == "scalar":
+        return check.check_unit_interval_gate("alpha", params["alpha"], (T,), "(T,)").tolist()
+    if info.alpha_shape == "channel":
+        alpha = check.check_unit_interval_gate("alpha", params["alpha"], (T, d_k), "(T, d_k)")
+        return list(alpha)  # rows (d_k,)
+    return [None] * T
