@@ -1,0 +1,160 @@
+"""Model presets for the cache calculator, as plain configurations (loaded by `sim.cache`).
+
+Each preset cites its source as plain text next to it (no scheme: nothing here is fetched).
+Layer indices are 0-based. Where a figure could not be checked against the public config it is
+marked "unverified" in `source`.
+
+Conv channels follow references.md: Mamba-2 d_inner + 2·n_groups·d_state; Mamba-1 d_inner;
+Gated DeltaNet 2·key_heads·d_k + value_heads·d_v; RG-LRU its width.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _from_pattern(pattern: str, mixers: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Entries from a layer pattern such as "MMMA": runs of one symbol become one entry."""
+    entries: list[dict[str, Any]] = []
+    for symbol in pattern:
+        if entries and entries[-1]["_symbol"] == symbol:
+            entries[-1]["count"] += 1
+        else:
+            entries.append({"_symbol": symbol, **mixers[symbol], "count": 1})
+    for entry in entries:
+        del entry["_symbol"]
+    return entries
+
+
+_LLAMA_ATTENTION = {"kind": "attention", "kv_heads": 8, "head_dim": 128}
+
+_JAMBA_MAMBA = {"kind": "recurrent", "label": "Mamba", "state_shape": [8192, 16],
+                "conv_channels": 8192, "conv_kernel": 4}
+
+_ZAMBA_MAMBA = {"kind": "recurrent", "label": "Mamba-2", "state_shape": [80, 64, 64],
+                "conv_channels": 5120 + 2 * 1 * 64, "conv_kernel": 4}
+_ZAMBA_ATTENTION = {"kind": "attention", "label": "shared attention", "kv_heads": 32,
+                    "head_dim": 160, "parallel": True}
+
+
+def _zamba_layers() -> list[dict[str, Any]]:
+    """54 Mamba-2 layers; the shared attention block is called at 6, 12, ..., 47, 51."""
+    calls = (6, 12, 18, 24, 30, 36, 42, 47, 51)
+    entries: list[dict[str, Any]] = []
+    start = 0
+    for call in calls:
+        entries.append({**_ZAMBA_MAMBA, "count": call - start + 1})  # layers start..call
+        entries.append(dict(_ZAMBA_ATTENTION))  # same layer as the Mamba-2 block `call`
+        start = call + 1
+    entries.append({**_ZAMBA_MAMBA, "count": 54 - start})
+    return entries
+
+
+PRESET_CONFIGS: dict[str, dict[str, Any]] = {
+    "llama-3-8b": {
+        "name": "Llama-3-8B",
+        "source": "huggingface.co/meta-llama/Meta-Llama-3-8B config.json: 32 layers, "
+                  "8 KV heads, head_dim 4096/32 = 128 (the full-attention baseline)",
+        "layers": [{**_LLAMA_ATTENTION, "count": 32}],
+    },
+    "mamba-2-2.7b": {
+        "name": "Mamba-2-2.7B",
+        "source": "huggingface.co/state-spaces/mamba2-2.7b config.json: 64 layers, d_model 2560, "
+                  "expand 2 (d_inner 5120), headdim 64 (80 heads), d_state 128, ngroups 1, "
+                  "d_conv 4; Dao & Gu 2024, arXiv:2405.21060",
+        "layers": [{"kind": "recurrent", "label": "Mamba-2", "count": 64,
+                    "state_shape": [80, 64, 128], "conv_channels": 5120 + 2 * 1 * 128,
+                    "conv_kernel": 4}],
+    },
+    "jamba-v0.1": {
+        "name": "Jamba-v0.1",
+        "source": "huggingface.co/ai21labs/Jamba-v0.1 config.json: 32 layers, attn_layer_period 8, "
+                  "attn_layer_offset 4, 8 KV heads x 128; Mamba-1 d_inner 8192, d_state 16, "
+                  "d_conv 4; Lieber et al. 2024, arXiv:2403.19887 (4 GB KV cache at 256K tokens)",
+        "layers": _from_pattern("MMMMAMMMMMMMAMMMMMMMAMMMMMMMAMMM", {
+            "M": _JAMBA_MAMBA, "A": _LLAMA_ATTENTION}),
+    },
+    "zamba2-2.7b": {
+        "name": "Zamba2-2.7B",
+        "source": "huggingface.co/Zyphra/Zamba2-2.7B config.json: 54 Mamba-2 layers (d_model "
+                  "2560, 80 heads x 64, d_state 64, d_conv 4), two shared attention blocks used "
+                  "alternately at hybrid_layer_ids 6, 12, 18, 24, 30, 36, 42, 47, 51, each call "
+                  "with its own KV cache (32 KV heads x 160); Mamba n_groups 1 unverified",
+        "layers": _zamba_layers(),
+    },
+    "recurrentgemma-2b": {
+        "name": "RecurrentGemma-2B",
+        "source": "huggingface.co/google/recurrentgemma-2b config.json: 26 layers in the "
+                  "pattern (recurrent, recurrent, attention), local attention window 2048, "
+                  "1 KV head x 256, RG-LRU width 2560, conv1d width 4; Botev et al. 2024, "
+                  "arXiv:2404.07839",
+        "layers": _from_pattern("RRA" * 8 + "RR", {
+            "R": {"kind": "recurrent", "label": "RG-LRU", "state_shape": [2560],
+                  "conv_channels": 2560, "conv_kernel": 4},
+            "A": {"kind": "attention", "label": "local attention", "kv_heads": 1,
+                  "head_dim": 256, "window": 2048}}),
+    },
+    "qwen3-next-80b-a3b": {
+        "name": "Qwen3-Next-80B-A3B",
+        "source": "huggingface.co/Qwen/Qwen3-Next-80B-A3B-Instruct config.json: 48 layers, "
+                  "full_attention_interval 4, 2 KV heads x 256; Gated DeltaNet 32 value heads, "
+                  "16 key heads, head dims 128, linear_conv_kernel_dim 4 "
+                  "(conv channels 2*16*128 + 32*128 = 8192)",
+        "layers": _from_pattern("GGGA" * 12, {
+            "G": {"kind": "recurrent", "label": "Gated DeltaNet", "state_shape": [32, 128, 128],
+                  "conv_channels": 2 * 16 * 128 + 32 * 128, "conv_kernel": 4},
+            "A": {"kind": "attention", "label": "gated attention", "kv_heads": 2,
+                  "head_dim": 256}}),
+    },
+    "kimi-linear-48b-a3b": {
+        "name": "Kimi-Linear-48B-A3B",
+        "source": "huggingface.co/moonshotai/Kimi-Linear-48B-A3B-Instruct config.json: 27 "
+                  "layers, MLA at 3, 7, 11, 15, 19, 23, 26 (kv_lora_rank 512 + rope 64, 32 heads, "
+                  "qk 128+64, v 128), KDA 32 heads x 128 x 128; Kimi Team 2025, "
+                  "arXiv:2510.26692 (up to 75% less KV cache than full MLA); KDA short-conv "
+                  "channels (q, k, v: 3*32*128) unverified",
+        "layers": _from_pattern("KKKM" * 6 + "KKM", {
+            "K": {"kind": "recurrent", "label": "KDA", "state_shape": [32, 128, 128],
+                  "conv_channels": 3 * 32 * 128, "conv_kernel": 4},
+            "M": {"kind": "mla", "label": "MLA", "latent_dim": 512 + 64, "heads": 32,
+                  "qk_head_dim": 128 + 64, "v_head_dim": 128}}),
+    },
+    "minimax-text-01": {
+        "name": "MiniMax-Text-01",
+        "source": "huggingface.co/MiniMaxAI/MiniMax-Text-01 config.json: 80 layers, softmax "
+                  "attention every 8th (7:1), 8 KV heads x 128; lightning attention 64 heads x "
+                  "128 x 128, no short convolution; MiniMax 2025, arXiv:2501.08313",
+        "layers": _from_pattern("LLLLLLLA" * 10, {
+            "L": {"kind": "recurrent", "label": "lightning attention",
+                  "state_shape": [64, 128, 128]},
+            "A": _LLAMA_ATTENTION}),
+    },
+    "nemotron-h-8b": {
+        "name": "Nemotron-H-8B",
+        "source": "huggingface.co/nvidia/Nemotron-H-8B-Base-8K config.json: 52 blocks, "
+                  "hybrid_override_pattern M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M- "
+                  "(24 Mamba-2, 4 attention at 7, 18, 29, 40, 24 MLP), 8 KV heads x 128; "
+                  "Mamba-2 128 heads x 64, d_state 128, n_groups 8, conv kernel 4 "
+                  "(conv channels 8192 + 2*8*128 = 10240); NVIDIA 2025, arXiv:2504.03624; "
+                  "attention positions from the pattern as recalled, unverified",
+        "layers": _from_pattern(
+            "M-M-M-M*-" + "M-M-M-M-M*-" * 3 + "M-M-M-M-M-", {
+                "M": {"kind": "recurrent", "label": "Mamba-2", "state_shape": [128, 64, 128],
+                      "conv_channels": 128 * 64 + 2 * 8 * 128, "conv_kernel": 4},
+                "*": _LLAMA_ATTENTION,
+                "-": {"kind": "mlp"}}),
+    },
+    "falcon-h1-7b": {
+        "name": "Falcon-H1-7B",
+        "source": "huggingface.co/tiiuae/Falcon-H1-7B-Base config.json: 44 layers, attention "
+                  "(2 KV heads x 128) and Mamba-2 (24 heads x 128, d_state 256, conv kernel 4) "
+                  "in parallel in every layer; Falcon-H1 report 2025, arXiv:2507.22448; Mamba "
+                  "n_groups 1 (conv channels 3072 + 2*256) unverified",
+        "layers": [
+            {"kind": "attention", "count": 44, "kv_heads": 2, "head_dim": 128},
+            {"kind": "recurrent", "label": "Mamba-2", "count": 44, "parallel": True,
+             "state_shape": [24, 128, 256], "conv_channels": 24 * 128 + 2 * 1 * 256,
+             "conv_kernel": 4},
+        ],
+    },
+}
