@@ -8,6 +8,7 @@ o_t = S_tᵀ q_t. See `sim.rules` for the glossary of symbols.
     s = sim.init_state("kda", 4, 4); s = sim.step("kda", s, q0, k0, v0, alpha=a0, beta=0.5).state
 """
 
+from . import cache, cost, parallel, recall, scenarios
 from .features import FEATURE_MAPS, feature_map, l2_normalize
 from .rules import RULE_INFO, RULES, RuleInfo, init_state, run, step
 from .state import State, Step, Trace
@@ -16,4 +17,5 @@ from .validation import DivergenceError
 __all__ = [
     "FEATURE_MAPS", "RULES", "RULE_INFO", "DivergenceError", "RuleInfo", "State", "Step", "Trace",
     "feature_map", "init_state", "l2_normalize", "run", "step",
+    "cache", "cost", "parallel", "recall", "scenarios",
 ]
