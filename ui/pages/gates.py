@@ -1,0 +1,469 @@
+"""Page 3, "Gates that decide what to keep": one token stream through 2 to 4 update rules.
+
+The state precomputes, with sim, every chosen rule over the whole stream (states S_t, the
+read-out of an old and of the newest value, and for one delta rule every `sim.step` with its
+read-back, error, erased and written parts); the views show token t of it. Nothing here updates
+a state: every S, every read-out and every part of an update comes from sim.
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import panel as pn
+import param
+from bokeh.models import HoverTool
+
+import sim
+from sim import scenarios
+from ui.app import Page
+from ui.state import PageState
+from ui.theme import LINES
+from ui.views import Heatmap, LinePlot
+
+# The rules this page compares (softmax keeps a cache, not a state: it has no heatmap here).
+GATED_RULES = ("linear", "retnet", "mamba2", "gla", "deltanet", "gated_deltanet", "kda")
+DELTA_RULES = ("deltanet", "gated_deltanet", "kda")
+LABELS = {name: sim.RULE_INFO[name].label for name in GATED_RULES}
+MIN_RULES, MAX_RULES = 2, 4
+
+# Spread of the data-dependent gates around the chosen value (then clipped to the valid range):
+# wide enough that the per-token variation is visible in the plots, narrow enough that the
+# knob still sets the typical gate.
+ALPHA_SPREAD = 0.1
+BETA_SPREAD = 0.25
+ALPHA_FLOOR = 0.01  # α must stay in (0, 1]
+REWRITE_EVERY = 3  # the overwrite stream rewrites its key every 3 tokens (sim's default)
+VOCABULARY_SIZE = 4
+
+
+def relative_error(retrieved: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """‖ŷ_t − v_t‖ / ‖v_t‖ per row: (T, d_v), (T, d_v) → (T,). The measure sim.recall reports."""
+    return np.linalg.norm(retrieved - target, axis=1) / np.linalg.norm(target, axis=1)
+
+
+def draw_gates(T: int, d_k: int, alpha: float, beta: float, seed: int) -> dict[str, np.ndarray]:
+    """Per-token gates drawn around the knobs' values from the seed, kept inside their ranges.
+
+    Returns alpha (T,) for the scalar-gated rules, alpha_channel (T, d_k) for GLA and KDA, and
+    beta (T,). A stream of its own ([seed, 7]) so that the token stream does not change.
+    """
+    rng = np.random.default_rng([seed, 7])
+    return {
+        "alpha": np.clip(alpha + ALPHA_SPREAD * rng.standard_normal(T), ALPHA_FLOOR, 1.0),
+        "alpha_channel": np.clip(alpha + ALPHA_SPREAD * rng.standard_normal((T, d_k)),
+                                 ALPHA_FLOOR, 1.0),
+        "beta": np.clip(beta + BETA_SPREAD * rng.standard_normal(T), 0.0, 2.0),
+    }
+
+
+class GatesState(PageState):
+    """Every knob of the gates page; ``result`` holds the runs for the current settings."""
+
+    rules = param.ListSelector(
+        default=["linear", "retnet", "deltanet", "gated_deltanet"],
+        objects={LABELS[n]: n for n in GATED_RULES},
+        doc="The 2 to 4 rules that read the same token stream, side by side")
+    scenario = param.Selector(
+        default="overwrite",
+        objects={"overwrite one key": "overwrite", "random": "random",
+                 "vocabulary with repeats": "vocabulary"},
+        doc="The token stream: one key rewritten with new values, random Gaussian tokens, "
+            "or keys drawn with repeats from a small vocabulary")
+    d = param.Integer(4, bounds=(2, 16), doc="Size d = d_k = d_v of keys, values and the state")
+    tokens = param.Integer(24, bounds=(4, 256), doc="Tokens T in the stream")
+    gamma = param.Number(0.9, bounds=(0.5, 1.0), step=0.01,
+                         doc="RetNet's decay γ: a fixed share of the state kept at every token")
+    alpha = param.Number(0.9, bounds=(0.5, 1.0), step=0.01,
+                         doc="The decay gate α of Mamba-2, GLA, Gated DeltaNet and KDA")
+    beta = param.Number(1.0, bounds=(0.0, 2.0), step=0.05,
+                        doc="Write strength β of the delta rules: how much of the error is written")
+    normalize_keys = param.Boolean(True, doc="Divide every key by its length (L2) before any rule "
+                                             "sees it; the delta rules expect unit keys")
+    data_dependent_gates = param.Boolean(
+        False, doc="Draw α and β per token around the chosen values (from the seed); "
+                   "off: every token gets the same gates")
+    inspect = param.Selector(
+        default="auto",
+        objects={"first delta rule shown": "auto", **{LABELS[n]: n for n in DELTA_RULES}},
+        doc="Which delta rule the update panel takes apart")
+
+    revision = param.Integer(0, precedence=-1, doc="Bumped whenever a new run is in `result`")
+    url_exclude = (*PageState.url_exclude, "revision")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.result: dict | None = None
+        self.recompute()
+
+    # ---------------------------------------------------------------------------------------
+    def inspected_rule(self, rules: list[str] | None = None) -> str:
+        rules = list(self.rules) if rules is None else rules
+        if self.inspect != "auto":
+            return self.inspect
+        return next((r for r in rules if r in DELTA_RULES), "deltanet")
+
+    def _stream(self) -> scenarios.Stream:
+        T, d, seed = self.tokens, self.d, self.seed
+        if self.scenario == "overwrite":
+            return scenarios.overwrite(T, d, d, seed=seed, every=REWRITE_EVERY)
+        if self.scenario == "vocabulary":
+            return scenarios.vocabulary(T, d, d, vocab_size=min(VOCABULARY_SIZE, d), seed=seed)
+        return scenarios.gaussian(T, d, d, seed=seed)
+
+    def _gates(self, T: int) -> dict[str, np.ndarray]:
+        """Per-token gates: constant unless data-dependent (RetNet's γ is fixed by design)."""
+        if self.data_dependent_gates:
+            return draw_gates(T, self.d, self.alpha, self.beta, self.seed)
+        return {"alpha": np.full(T, self.alpha), "alpha_channel": np.full((T, self.d), self.alpha),
+                "beta": np.full(T, self.beta)}
+
+    @staticmethod
+    def rule_gates(rule: str, gates: dict[str, np.ndarray], gamma: float) -> dict:
+        """The keyword arguments sim.run takes for `rule`, every gate given per token."""
+        if rule == "retnet":
+            return {"gamma": gamma}
+        kwargs = {}
+        if sim.RULE_INFO[rule].alpha_shape == "scalar":
+            kwargs["alpha"] = gates["alpha"]
+        elif sim.RULE_INFO[rule].alpha_shape == "channel":
+            kwargs["alpha"] = gates["alpha_channel"]
+        if rule in DELTA_RULES:
+            kwargs["beta"] = gates["beta"]
+        return kwargs
+
+    @param.depends("rules", "scenario", "d", "tokens", "gamma", "alpha", "beta", "normalize_keys",
+                   "data_dependent_gates", "inspect", "seed", watch=True)
+    def recompute(self) -> None:
+        """Run every chosen rule on the stream; on bad settings keep the previous picture."""
+        rules = list(self.rules)
+        if not MIN_RULES <= len(rules) <= MAX_RULES:
+            self.notice = (f"Choose 2 to 4 rules to compare (now {len(rules)}); "
+                           "the picture shows the previous choice.")
+            return
+        try:
+            result = self._compute(rules)
+        except sim.DivergenceError as err:
+            rule = getattr(err, "rule", "")
+            self.notice = (f"{LABELS.get(rule, 'A rule')} diverged at token t = {err.token + 1}: "
+                           "its state grew past 10¹⁵⁰ because each write over-corrected by more "
+                           "than it fixed. Showing the previous picture; lower β or normalise "
+                           "the keys.")
+            return
+        except ValueError as err:
+            self.notice = f"These settings are not accepted: {err}. Showing the previous picture."
+            return
+        self.result = result
+        warnings = []
+        if self.beta > 1:  # the update panel always shows a delta rule
+            warnings.append(f"Write strength β = {self.beta:g} > 1 overshoots: each write "
+                            "over-corrects, so the stored value swings past the new one.")
+        self.notice = " ".join(warnings)
+        with param.parameterized.batch_call_watchers(self):
+            self.set_t_max(result["T"])
+            self.revision += 1
+
+    def _compute(self, rules: list[str]) -> dict:
+        stream = self._stream()
+        T = stream.T
+        k = sim.l2_normalize(stream.k) if self.normalize_keys else stream.k  # (T, d_k)
+        v = stream.v  # (T, d_v)
+        gates = self._gates(T)
+        # Two read-outs per rule: the old value (the first pair, queried with its key k_1) and the
+        # newest one (overwrite: the rewritten key's latest value; otherwise the pair just written).
+        old_q, old_target = np.repeat(k[:1], T, axis=0), np.repeat(v[:1], T, axis=0)
+        if self.scenario == "overwrite":
+            new_q, new_target = stream.q, stream.targets
+        else:
+            new_q, new_target = k, v
+        inspected = self.inspected_rule(rules)
+        runs = {}
+        for rule in dict.fromkeys([*rules, inspected]):
+            kwargs = self.rule_gates(rule, gates, self.gamma)
+            try:
+                newest = sim.run(rule, new_q, k, v, **kwargs)
+                old = sim.run(rule, old_q, k, v, keep_states=False, **kwargs)
+            except sim.DivergenceError as err:
+                err.rule = rule
+                raise
+            runs[rule] = {
+                "states": newest.states,  # (T, d_k, d_v)
+                "norm": np.linalg.norm(newest.states, axis=(1, 2)),  # (T,) ‖S_t‖_F
+                "error_newest": relative_error(newest.outputs, new_target),  # (T,)
+                "error_old": relative_error(old.outputs, old_target),  # (T,)
+                "gates": kwargs,
+            }
+        steps = self._steps(inspected, new_q, k, v, runs[inspected]["gates"])
+        S_limit = max(float(np.abs(runs[r]["states"]).max()) for r in rules)
+        vec_limit = max(float(np.abs(np.concatenate([v.ravel(), *(
+            np.concatenate([s.read_back, s.error]) for s in steps)])).max()), 1e-12)
+        part_limit = max(max(float(np.abs(s.write).max()), float(np.abs(s.erased).max()))
+                         for s in steps)
+        return {"T": T, "rules": rules, "stream": stream, "k": k, "v": v, "runs": runs,
+                "inspected": inspected, "steps": steps, "S_limit": S_limit,
+                "vec_limit": vec_limit, "part_limit": part_limit}
+
+    @staticmethod
+    def _steps(rule: str, q: np.ndarray, k: np.ndarray, v: np.ndarray, kwargs: dict) -> list:
+        """Every token's `sim.Step` of one delta rule: read-back, error, erased and write."""
+        T, d_k = k.shape
+        state = sim.init_state(rule, d_k, v.shape[1])
+        steps = []
+        for t in range(T):
+            gates = {name: (g[t] if isinstance(g, np.ndarray) else g) for name, g in kwargs.items()}
+            step = sim.step(rule, state, q[t], k[t], v[t], **gates)
+            steps.append(step)
+            state = step.state
+        return steps
+
+    # ---------------------------------------------------------------------------------------
+    def token_gates(self, rule: str, t: int) -> dict[str, float | np.ndarray]:
+        """The gates `rule` used at token index t (0-based)."""
+        kwargs = self.result["runs"][rule]["gates"]
+        return {name: (g[t] if isinstance(g, np.ndarray) else g) for name, g in kwargs.items()}
+
+    def csv(self) -> str:
+        """Per token (t = 1..T) and rule: ‖S_t‖, both recall errors and the gates used."""
+        out = io.StringIO()
+        out.write("t,rule,state_norm,recall_error_newest,recall_error_old,gamma,alpha,beta\n")
+        if self.result is None:
+            return out.getvalue()
+        for t in range(self.result["T"]):
+            for rule in self.result["rules"]:
+                run = self.result["runs"][rule]
+                g = self.token_gates(rule, t)
+                alpha = g.get("alpha", "")
+                if isinstance(alpha, np.ndarray):  # per channel: the d_k values, space-separated
+                    alpha = " ".join(f"{a:.6g}" for a in alpha)
+                elif alpha != "":
+                    alpha = f"{alpha:.6g}"
+                cells = [str(t + 1), rule, f"{run['norm'][t]:.9g}",
+                         f"{run['error_newest'][t]:.9g}", f"{run['error_old'][t]:.9g}",
+                         f"{g['gamma']:.6g}" if "gamma" in g else "", alpha,
+                         f"{g['beta']:.6g}" if "beta" in g else ""]
+                out.write(",".join(cells) + "\n")
+        return out.getvalue()
+
+
+# ---------------------------------------------------------------------------------------------
+def _fmt(x: float) -> str:
+    return f"{x:.3g}"
+
+
+def _vector(x: np.ndarray) -> str:
+    # round first, then add 0.0, so that −0.001 prints as 0.00 and not as −0.00
+    return "(" + ", ".join(f"{round(float(a), 2) + 0.0:.2f}" for a in x) + ")"
+
+
+class GatesPage(Page):
+    title = "Gates that decide what to keep"
+    slug = "gates"
+
+    HEAT = 250  # px: four small multiples fit a laptop row and one fits a phone
+    LINE_W, LINE_H = 360, 250
+
+    def __init__(self, state: GatesState | None = None):
+        super().__init__(state or GatesState())
+        s = self.state
+        d = s.d
+        self.heatmaps = [Heatmap(f"S{i}", d, d, row_label="key channel i", col_label="value channel j",
+                                 width=self.HEAT, height=self.HEAT, value_name="S_ij")
+                         for i in range(MAX_RULES)]
+        self.vectors = Heatmap("Read back and error", 3, d, row_label="", col_label="value channel j",
+                               col_symbol="j", row_symbol="row", width=330, height=180,
+                               value_name="value")
+        self.vectors.fig.yaxis.major_label_overrides = {0: "v", 1: "Sᵀk", 2: "v − Sᵀk"}
+        self.erased = Heatmap("Erased part β k (Sᵀk)ᵀ", d, d, row_label="key channel i",
+                              col_label="value channel j", width=self.HEAT, height=self.HEAT,
+                              value_name="erased_ij")
+        self.write = Heatmap("Write part β k vᵀ", d, d, row_label="key channel i",
+                             col_label="value channel j", width=self.HEAT, height=self.HEAT,
+                             value_name="write_ij")
+        names = [LABELS[r] for r in GATED_RULES]
+        self.norm_plot = LinePlot("Size of the state ‖S‖ over time", names, x_label="token t",
+                                  y_label="‖S_t‖ (Frobenius)", width=self.LINE_W, height=self.LINE_H)
+        self.newest_plot = LinePlot("Recall error, newest value", names, x_label="token t",
+                                    y_label="‖Sᵀk − v‖ / ‖v‖", width=self.LINE_W,
+                                    height=self.LINE_H)
+        self.old_plot = LinePlot("Recall error, first value (old)", names, x_label="token t",
+                                 y_label="‖Sᵀk₁ − v₁‖ / ‖v₁‖", width=self.LINE_W,
+                                 height=self.LINE_H)
+        self.line_plots = [self.norm_plot, self.newest_plot, self.old_plot]
+        for view in [*self.heatmaps, self.vectors, self.erased, self.write]:
+            self.add_figure(view.fig)
+        for plot in self.line_plots:
+            self.add_figure(plot.fig)
+        self.token_info = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["lab-readout"])
+        self.delta_info = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["lab-readout"])
+        self.gate_table = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["lab-readout"])
+        self.heat_panes = [pn.pane.Bokeh(h.fig) for h in self.heatmaps]
+        s.param.watch(self._on_run, "revision")
+        s.param.watch(self._on_t, "t")
+        self._on_run()
+
+    # Controls ----------------------------------------------------------------------------------
+    def controls(self) -> pn.viewable.Viewable:
+        p = self.state.param
+        w = 220
+        widgets = [
+            pn.widgets.MultiChoice.from_param(p.rules, name="Rules to compare (2 to 4)",
+                                              max_items=MAX_RULES, width=2 * w + 10),
+            pn.widgets.Select.from_param(p.scenario, name="Token stream", width=w),
+            pn.widgets.IntSlider.from_param(p.d, name="Size d (= d_k = d_v)", width=w),
+            pn.widgets.IntSlider.from_param(p.tokens, name="Tokens T", width=w),
+            pn.widgets.FloatSlider.from_param(p.gamma, name="RetNet decay γ", width=w),
+            pn.widgets.FloatSlider.from_param(p.alpha, name="Decay gate α (Mamba-2, GLA, gated delta)",
+                                              width=w),
+            pn.widgets.FloatSlider.from_param(p.beta, name="Write strength β (delta rules)", width=w),
+            pn.widgets.Checkbox.from_param(p.normalize_keys, name="Normalise keys (L2)", width=w),
+            pn.widgets.Checkbox.from_param(p.data_dependent_gates,
+                                           name="Data-dependent gates (per token)", width=w),
+        ]
+        return pn.FlexBox(*widgets, sizing_mode="stretch_width", align_items="end",
+                          css_classes=["lab-controls"])
+
+    def main(self) -> pn.viewable.Viewable:
+        inspect = pn.widgets.Select.from_param(self.state.param.inspect,
+                                               name="Take apart the update of", width=220)
+        states = pn.FlexBox(*self.heat_panes, sizing_mode="stretch_width")
+        delta = pn.FlexBox(pn.pane.Bokeh(self.vectors.fig), pn.pane.Bokeh(self.erased.fig),
+                           pn.pane.Bokeh(self.write.fig), sizing_mode="stretch_width")
+        over_time = pn.FlexBox(*(pn.pane.Bokeh(p.fig) for p in self.line_plots),
+                               sizing_mode="stretch_width")
+        gates = pn.Column(pn.pane.Markdown("#### Gates at this token"), self.gate_table,
+                          sizing_mode="stretch_width")
+        self.secondary.append(gates)
+        return pn.Column(
+            self.controls(),
+            self.token_info,
+            pn.pane.Markdown("#### The state S of each rule (one colour scale)"),
+            states,
+            pn.pane.Markdown("#### One update taken apart"),
+            inspect,
+            self.delta_info,
+            delta,
+            pn.pane.Markdown("#### Over time"),
+            over_time,
+            gates,
+            sizing_mode="stretch_width",
+        )
+
+    # Updates -----------------------------------------------------------------------------------
+    def _on_run(self, *_events) -> None:
+        """New settings: relabel, rescale and refill the over-time plots, then show step t."""
+        s, res = self.state, self.state.result
+        rules = res["rules"]
+        d = res["k"].shape[1]
+        for i, (heat, pane) in enumerate(zip(self.heatmaps, self.heat_panes)):
+            pane.visible = i < len(rules)
+            heat.set_range(res["S_limit"])
+            if i < len(rules):
+                heat.fig.title.text = LABELS[rules[i]]
+            else:  # hidden: cleared, so that the page holds the same data however it got here
+                heat.fig.title.text = ""
+                heat.update(np.zeros((d, d)))
+        self.vectors.set_range(res["vec_limit"])
+        self.erased.set_range(res["part_limit"])
+        self.write.set_range(res["part_limit"])
+        x = np.arange(1, res["T"] + 1)
+        nan = np.full(res["T"], np.nan)
+        for plot, key in zip(self.line_plots, ("norm", "error_newest", "error_old")):
+            cols = {LABELS[r]: (res["runs"][r][key] if r in rules else nan) for r in GATED_RULES}
+            plot.update(x, **cols)
+            self._show_series(plot, rules)
+        self.newest_plot.fig.title.text = ("Recall error, newest value under the rewritten key"
+                                           if s.scenario == "overwrite"
+                                           else "Recall error, the pair just written")
+        self._on_t()
+
+    def _show_series(self, plot: LinePlot, rules: list[str]) -> None:
+        """Show only the chosen rules, coloured by their place (the same in every plot)."""
+        lines = plot.fig.renderers
+        shown = []
+        for name, renderer, item in zip(GATED_RULES, lines, plot.fig.legend[0].items):
+            on = name in rules
+            renderer.visible = item.visible = on
+            if on:
+                renderer.glyph.line_color = LINES[rules.index(name) % len(LINES)]
+                shown.append(renderer)
+        for hover in plot.fig.select(type=HoverTool):
+            hover.renderers = shown[:1]
+            hover.tooltips = [("t", "@x")] + [
+                (LABELS[r], f"@{{{LABELS[r]}}}{{0.[000]}}") for r in rules]
+
+    def _on_t(self, *_events) -> None:
+        s, res = self.state, self.state.result
+        t = min(s.t, res["T"])
+        d = res["k"].shape[1]
+        zero = np.zeros((d, d))
+        for i, rule in enumerate(res["rules"]):
+            self.heatmaps[i].update(res["runs"][rule]["states"][t - 1] if t > 0 else zero)
+        for plot in self.line_plots:
+            plot.mark(t)
+        self._show_token(t)
+        self._show_delta(t)
+        self._show_gates(t)
+
+    def _show_token(self, t: int) -> None:
+        res = self.state.result
+        stream = res["stream"]
+        if t == 0:
+            self.token_info.object = (f"<b>t = 0</b>: no token yet. {stream.description} "
+                                      "Press <b>Step</b> to write the first one.")
+            return
+        label = stream.labels[t - 1] if stream.labels else f"token {t}"
+        cells = " · ".join(
+            f"{LABELS[r]}: ‖S‖ = {_fmt(res['runs'][r]['norm'][t - 1])}" for r in res["rules"])
+        self.token_info.object = (f"<b>t = {t}</b> ({label}): k = {_vector(res['k'][t - 1])}, "
+                                  f"v = {_vector(res['v'][t - 1])}<br>{cells}")
+
+    def _show_delta(self, t: int) -> None:
+        res = self.state.result
+        rule = res["inspected"]
+        d = res["k"].shape[1]
+        extra = "" if rule in res["rules"] else " (not among the rules compared above)"
+        for view in (self.vectors, self.erased, self.write):
+            view.fig.title.text = view.fig.title.text.split(" · ")[0] + f" · {LABELS[rule]}"
+        if t == 0:
+            self.vectors.update(np.zeros((3, d)))
+            self.erased.update(np.zeros((d, d)))
+            self.write.update(np.zeros((d, d)))
+            self.delta_info.object = f"{LABELS[rule]}{extra}: no update yet."
+            return
+        step = res["steps"][t - 1]
+        v = res["v"][t - 1]
+        self.vectors.update(np.stack([v, step.read_back, step.error]))  # (3, d_v)
+        self.erased.update(step.erased)
+        self.write.update(step.write)
+        g = self.state.token_gates(rule, t - 1)
+        decay = g.get("alpha")
+        decay_text = ("" if decay is None else
+                      f"decay α = {_fmt(decay)}, " if not isinstance(decay, np.ndarray) else
+                      f"decay α = {_vector(decay)}, ")
+        self.delta_info.object = (
+            f"<b>{LABELS[rule]}</b>{extra} at t = {t}: {decay_text}β = {_fmt(g['beta'])}. "
+            f"Read back Sᵀk = {_vector(step.read_back)}, error v − Sᵀk = {_vector(step.error)}. "
+            "New S = decayed S − erased part + write part.")
+
+    def _show_gates(self, t: int) -> None:
+        res = self.state.result
+        if t == 0:
+            self.gate_table.object = "<p>No token yet.</p>"
+            return
+        rows = []
+        for rule in res["rules"]:
+            g = self.state.token_gates(rule, t - 1)
+            parts = []
+            for name, symbol in (("gamma", "γ"), ("alpha", "α"), ("beta", "β")):
+                if name in g:
+                    val = g[name]
+                    parts.append(f"{symbol} = " + (_vector(val) if isinstance(val, np.ndarray)
+                                                   else _fmt(val)))
+            run = res["runs"][rule]
+            rows.append(f"<tr><td>{LABELS[rule]}</td><td>{', '.join(parts) or 'no gate'}</td>"
+                        f"<td>{_fmt(run['error_newest'][t - 1])}</td>"
+                        f"<td>{_fmt(run['error_old'][t - 1])}</td></tr>")
+        self.gate_table.object = (
+            "<table><thead><tr><th>rule</th><th>gates used</th><th>error, newest</th>"
+            "<th>error, old</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
