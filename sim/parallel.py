@@ -100,7 +100,8 @@ def run_parallel(rule: str, q: Any, k: Any, v: Any, **params: Any) -> Array:
              "deltanet": ("beta",), "gated_deltanet": ("alpha", "beta"),
              "kda": ("alpha", "beta")}.get(rule, ())
     options = {"softmax": ("scale",), "linear": ("feature_map", "normalize")}.get(rule, ())
-    check_params(rule, params, (*gates, *options, "initial_state", "keep_states"), gates)
+    recurrent = () if rule == "softmax" else ("initial_state",)
+    check_params(rule, params, (*gates, *options, *recurrent, "keep_states"), gates)
     if rule == "softmax":
         scale = params.get("scale")
         s = 1.0 / math.sqrt(d_k) if scale is None else check_float(

@@ -94,7 +94,7 @@ def check_finite(name: str, a: Array) -> Array:
     if bad.any():
         index = tuple(int(i) for i in np.argwhere(bad)[0])
         where = index[0] if len(index) == 1 else index
-        raise ValueError(f"{name}: expected finite numbers, got {a[index]!r} at index {where}")
+        raise ValueError(f"{name}: expected finite numbers, got {float(a[index])!r} at index {where}")
     return a
 
 
@@ -128,7 +128,7 @@ def check_gate_array(name: str, x: Any, shape: tuple[int, ...], labels: str, *,
     if bad.any():
         index = tuple(int(i) for i in np.argwhere(bad)[0])
         where = index[0] if len(index) == 1 else index
-        raise ValueError(f"{name}: expected every value in {accepted}, got {a[index]!r} at index {where}")
+        raise ValueError(f"{name}: expected every value in {accepted}, got {float(a[index])!r} at index {where}")
     return a
 
 
