@@ -274,26 +274,29 @@ class GatesPage(Page):
                                col_symbol="j", row_symbol="row", width=330, height=180,
                                value_name="value")
         self.vectors.fig.yaxis.major_label_overrides = {0: "v", 1: "Sᵀk", 2: "v − Sᵀk"}
-        self.erased = Heatmap("Erased part β k (Sᵀk)ᵀ", d, d, row_label="key channel i",
+        self.erased = Heatmap("Erased: β k (Sᵀk)ᵀ", d, d, row_label="key channel i",
                               col_label="value channel j", width=self.HEAT, height=self.HEAT,
                               value_name="erased_ij")
-        self.write = Heatmap("Write part β k vᵀ", d, d, row_label="key channel i",
+        self.write = Heatmap("Written: β k vᵀ", d, d, row_label="key channel i",
                              col_label="value channel j", width=self.HEAT, height=self.HEAT,
                              value_name="write_ij")
         names = [LABELS[r] for r in GATED_RULES]
-        self.norm_plot = LinePlot("Size of the state ‖S‖ over time", names, x_label="token t",
+        self.norm_plot = LinePlot("Size of the state ‖S‖", names, x_label="token t",
                                   y_label="‖S_t‖ (Frobenius)", width=self.LINE_W, height=self.LINE_H)
-        self.newest_plot = LinePlot("Recall error, newest value", names, x_label="token t",
+        self.newest_plot = LinePlot("Recall error: newest value", names, x_label="token t",
                                     y_label="‖Sᵀk − v‖ / ‖v‖", width=self.LINE_W,
                                     height=self.LINE_H)
-        self.old_plot = LinePlot("Recall error, first value (old)", names, x_label="token t",
+        self.old_plot = LinePlot("Recall error: first value (old)", names, x_label="token t",
                                  y_label="‖Sᵀk₁ − v₁‖ / ‖v₁‖", width=self.LINE_W,
                                  height=self.LINE_H)
         self.line_plots = [self.norm_plot, self.newest_plot, self.old_plot]
         for view in [*self.heatmaps, self.vectors, self.erased, self.write]:
             self.add_figure(view.fig)
         for plot in self.line_plots:
+            plot.fig.legend.visible = False  # one legend in HTML serves all three plots
             self.add_figure(plot.fig)
+        self.legend = pn.pane.HTML("", sizing_mode="stretch_width")
+        self.recall_note = pn.pane.HTML("", sizing_mode="stretch_width")
         self.token_info = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["lab-readout"])
         self.delta_info = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["lab-readout"])
         self.gate_table = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["lab-readout"])
@@ -308,14 +311,14 @@ class GatesPage(Page):
         w = 220
         widgets = [
             pn.widgets.MultiChoice.from_param(p.rules, name="Rules to compare (2 to 4)",
-                                              max_items=MAX_RULES, width=2 * w + 10),
+                                              max_items=MAX_RULES, sizing_mode="stretch_width",
+                                              min_width=w, max_width=2 * w + 10),
             pn.widgets.Select.from_param(p.scenario, name="Token stream", width=w),
-            pn.widgets.IntSlider.from_param(p.d, name="Size d (= d_k = d_v)", width=w),
+            pn.widgets.IntSlider.from_param(p.d, name="Size d = d_k = d_v", width=w),
             pn.widgets.IntSlider.from_param(p.tokens, name="Tokens T", width=w),
             pn.widgets.FloatSlider.from_param(p.gamma, name="RetNet decay γ", width=w),
-            pn.widgets.FloatSlider.from_param(p.alpha, name="Decay gate α (Mamba-2, GLA, gated delta)",
-                                              width=w),
-            pn.widgets.FloatSlider.from_param(p.beta, name="Write strength β (delta rules)", width=w),
+            pn.widgets.FloatSlider.from_param(p.alpha, name="Decay gate α", width=w),
+            pn.widgets.FloatSlider.from_param(p.beta, name="Write strength β", width=w),
             pn.widgets.Checkbox.from_param(p.normalize_keys, name="Normalise keys (L2)", width=w),
             pn.widgets.Checkbox.from_param(p.data_dependent_gates,
                                            name="Data-dependent gates (per token)", width=w),
@@ -344,7 +347,9 @@ class GatesPage(Page):
             self.delta_info,
             delta,
             pn.pane.Markdown("#### Over time"),
+            self.legend,
             over_time,
+            self.recall_note,
             gates,
             sizing_mode="stretch_width",
         )
@@ -372,9 +377,17 @@ class GatesPage(Page):
             cols = {LABELS[r]: (res["runs"][r][key] if r in rules else nan) for r in GATED_RULES}
             plot.update(x, **cols)
             self._show_series(plot, rules)
-        self.newest_plot.fig.title.text = ("Recall error, newest value under the rewritten key"
-                                           if s.scenario == "overwrite"
-                                           else "Recall error, the pair just written")
+        self.legend.object = " ".join(
+            f'<span style="white-space:nowrap;margin-right:1em"><span style="display:inline-block;'
+            f'width:22px;height:4px;vertical-align:middle;background:{LINES[i % len(LINES)]}">'
+            f"</span> {LABELS[r]}</span>" for i, r in enumerate(rules))
+        newest = ("query the rewritten key k₁, compare with the latest value written under it"
+                  if s.scenario == "overwrite" else
+                  "query the key just written, compare with its value")
+        self.recall_note.object = (
+            f"Recall error ‖Sᵀk − v‖ / ‖v‖ (0 exact, 1 as bad as returning nothing). "
+            f"<b>Newest</b>: {newest}. <b>Old</b>: query the first token's key k₁, compare "
+            "with the first value v₁.")
         self._on_t()
 
     def _show_series(self, plot: LinePlot, rules: list[str]) -> None:
@@ -423,8 +436,6 @@ class GatesPage(Page):
         rule = res["inspected"]
         d = res["k"].shape[1]
         extra = "" if rule in res["rules"] else " (not among the rules compared above)"
-        for view in (self.vectors, self.erased, self.write):
-            view.fig.title.text = view.fig.title.text.split(" · ")[0] + f" · {LABELS[rule]}"
         if t == 0:
             self.vectors.update(np.zeros((3, d)))
             self.erased.update(np.zeros((d, d)))
@@ -442,7 +453,7 @@ class GatesPage(Page):
                       f"decay α = {_fmt(decay)}, " if not isinstance(decay, np.ndarray) else
                       f"decay α = {_vector(decay)}, ")
         self.delta_info.object = (
-            f"<b>{LABELS[rule]}</b>{extra} at t = {t}: {decay_text}β = {_fmt(g['beta'])}. "
+            f"<b>{LABELS[rule]}</b>{extra}, token t = {t}: {decay_text}β = {_fmt(g['beta'])}. "
             f"Read back Sᵀk = {_vector(step.read_back)}, error v − Sᵀk = {_vector(step.error)}. "
             "New S = decayed S − erased part + write part.")
 
@@ -465,5 +476,6 @@ class GatesPage(Page):
                         f"<td>{_fmt(run['error_newest'][t - 1])}</td>"
                         f"<td>{_fmt(run['error_old'][t - 1])}</td></tr>")
         self.gate_table.object = (
-            "<table><thead><tr><th>rule</th><th>gates used</th><th>error, newest</th>"
+            "<style>.lab-gates td, .lab-gates th {padding: 2px 12px 2px 0; text-align: left}"
+            "</style><table class='lab-gates'><thead><tr><th>rule</th><th>gates used</th><th>error, newest</th>"
             "<th>error, old</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
