@@ -83,7 +83,7 @@ TOKENS_FORMAT = CustomJSTickFormatter(code="""
     if (tick >= 1024) return (tick / 1024) + "K";
     return String(tick);
 """)
-BYTE_TICKS = [2**p for p in range(0, 61, 2)]  # 1 B, 4 B, … every power of 4
+BYTE_TICKS = [2.0**p for p in range(0, 81, 2)]  # 1 B, 4 B, … every power of 4 (floats: JS-safe)
 
 
 def byte_ticker() -> AdaptiveTicker:
@@ -522,10 +522,10 @@ class HybridPage(Page):
             pn.widgets.Select.from_param(s.param.model_b, name="Model B (to compare)", width=230),
             pn.Column(pn.pane.HTML("KV cache dtype", margin=(5, 10, 0, 10)),
                       pn.widgets.RadioButtonGroup.from_param(s.param.kv_dtype, name="KV cache dtype",
-                                                             button_type="default", width=220)),
+                                                             width=220)),
             pn.Column(pn.pane.HTML("State dtype", margin=(5, 10, 0, 10)),
                       pn.widgets.RadioButtonGroup.from_param(s.param.state_dtype, name="State dtype",
-                                                             button_type="default", width=220)),
+                                                             width=220)),
             pn.widgets.IntSlider.from_param(s.param.batch, name="Batch (sequences)", width=220),
             sizing_mode="stretch_width", align_items="end")
 
