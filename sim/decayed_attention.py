@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .linear_attention import rank_one
+
 Array = np.ndarray
 
 
@@ -34,5 +36,5 @@ def decay_state(S: Array, decay: float | Array) -> Array:
 def decayed_write(S: Array, decay: float | Array, k: Array, v: Array) -> Array:
     """S ← decay ⊙ S + k vᵀ. S (d_k, d_v), k (d_k,), v (d_v,). Returns a new array."""
     S_new = decay_state(S, decay)  # fresh array, so the write can be added in place
-    S_new += np.outer(k, v)
+    S_new += rank_one(k, v)
     return S_new

@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from .decayed_attention import decay_state
+from .linear_attention import rank_one
 
 Array = np.ndarray
 
@@ -41,6 +42,6 @@ def delta_write(S: Array, decay: float | Array | None, k: Array, v: Array, beta:
     S_decayed = S if decay is None else decay_state(S, decay)  # (d_k, d_v)
     read_back = S_decayed.T @ k  # (d_v,)
     error = v - read_back  # (d_v,)
-    S_new = np.outer(k, beta * error)  # (d_k, d_v), fresh, so S is added in place
+    S_new = rank_one(k, beta * error)  # (d_k, d_v), fresh, so S is added in place
     S_new += S_decayed
     return S_new, read_back, error

@@ -18,9 +18,19 @@ import numpy as np
 Array = np.ndarray
 
 
+def rank_one(k: Array, v: Array) -> Array:
+    """The outer product k vᵀ (d_k, d_v) as a new array.
+
+    Same numbers as np.outer(k, v) (one product per entry), computed as a (d_k, 1) @ (1, d_v)
+    matrix product, which takes BLAS's fast path instead of a broadcast loop: several times
+    quicker at d = 64, and this product is most of the cost of a step.
+    """
+    return np.dot(k[:, None], v[None, :])
+
+
 def linear_write(S: Array, z: Array, phi_k: Array, v: Array) -> tuple[Array, Array]:
     """S ← S + φ(k) vᵀ, z ← z + φ(k). Returns new arrays; S (d_k, d_v), z (d_k,)."""
-    S_new = np.outer(phi_k, v)  # (d_k, d_v), freshly allocated, so adding in place is safe
+    S_new = rank_one(phi_k, v)  # (d_k, d_v), freshly allocated, so adding in place is safe
     S_new += S
     return S_new, z + phi_k
 

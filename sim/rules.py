@@ -274,7 +274,7 @@ def run(rule: str, q: Any, k: Any, v: Any, **params: Any) -> Trace:
         every rule: keep_states (True); False keeps only the final state (and for softmax drops
         the (T, T) weights), for long runs.
     Raises ValueError on bad input and DivergenceError (token index in `.token`) if the state
-    becomes non-finite or an entry exceeds 1e150 in size.
+    becomes non-finite or its norm ‖S‖_F exceeds 1e150.
     """
     check.check_choice("rule", rule, RULES)
     info = RULE_INFO[rule]

@@ -235,3 +235,12 @@ def test_init_state_shapes() -> None:
     assert s.S.shape == (3, 2) and s.z.shape == (3,) and not s.S.any()
     s = sim.init_state("kda", 3, 2)
     assert s.z is None and s.numbers == 6
+
+
+@pytest.mark.parametrize("d_k, d_v", [(1, 1), (3, 5), (64, 64), (128, 96)])
+def test_rank_one_is_the_outer_product_exactly(d_k: int, d_v: int) -> None:
+    from sim.linear_attention import rank_one
+
+    rng = np.random.default_rng(d_k)
+    k, v = rng.standard_normal(d_k), rng.standard_normal(d_v)
+    assert np.array_equal(rank_one(k, v), np.outer(k, v))
