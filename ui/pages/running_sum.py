@@ -123,11 +123,14 @@ class RunningSumRun:
         self.memory_crossover = cost.memory_crossover(d, d)
         self.work_crossover = cost.work_crossover(d)
 
+        # Whether both forms give the same output for each token, and the largest gap.
+        self.gaps = np.max(np.abs(self.out_direct - self.out_state), axis=1)  # (T,)
+        self.agrees = np.all(np.isclose(self.out_direct, self.out_state, rtol=1e-6, atol=1e-9),
+                             axis=1)
+
     def agree(self, i: int) -> tuple[bool, float]:
         """Whether both forms give the same output for token row i, and the largest gap."""
-        a, b = self.out_direct[i], self.out_state[i]
-        gap = float(np.max(np.abs(a - b)))
-        return bool(np.allclose(a, b, rtol=1e-6, atol=1e-9)), gap
+        return bool(self.agrees[i]), float(self.gaps[i])
 
 
 class RunningSumState(PageState):
@@ -216,6 +219,23 @@ class RunningSumState(PageState):
 
 # ---------------------------------------------------------------------------------------------
 # Views built for this page (the shared ones are ui.views.Heatmap and LinePlot)
+
+class ContrastHeatmap(Heatmap):
+    """ui.views.Heatmap whose cell numbers turn white on dark cells, so they stay readable."""
+
+    DARK = 0.55  # beyond this fraction of the colour scale's limit a cell is too dark for black
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.labels.glyph.text_color = {"field": "ink"}
+
+    def _cells(self, matrix: np.ndarray) -> dict:
+        data = super()._cells(matrix)
+        limit = max(abs(self.mapper.high or 1.0), 1e-300)
+        data["ink"] = ["#ffffff" if abs(x) > self.DARK * limit else "#1f2328"
+                       for x in data["value"]]
+        return data
+
 
 class TokenStrip:
     """k, v and q of every token as three bands of coloured cells (tokens along x); the current
@@ -329,21 +349,20 @@ class MemoryStack:
         self.crossover.data_source.data = {"x0": [-0.3], "x1": [2 * d + 0.3],
                                            "y0": [float(crossover)], "y1": [float(crossover)]}
         self.crossover_label.update(x=0, y=float(crossover),
-                                    text=f"crossover t = d/2 = {_num(crossover)}")
+                                    text=f"crossover t ≈ d/2 = {_num(crossover)}")
         self.cache_label.update(x=0, y=0)
         self.state_label.update(x=x0, y=d + 1)
 
+        # Every row the cache can reach, k and v interleaved, so step t shows the first 2t.
+        ts = np.repeat(np.arange(T, dtype=float), 2)
+        self._all_rows = {
+            "left": np.tile([0.0, d], T), "right": np.tile([d, 2.0 * d], T),
+            "bottom": ts, "top": ts + 1, "color": [LINES[0], LINES[1]] * T,
+            "what": [f"{name} of token {i + 1}: {d} numbers"
+                     for i in range(T) for name in ("k", "v")]}
+
     def show(self, t: int) -> None:
-        d = self.d
-        ts = np.arange(t)
-        self.rows.data = {
-            "left": np.concatenate((np.zeros(t), np.full(t, d))),
-            "right": np.concatenate((np.full(t, d), np.full(t, 2 * d))),
-            "bottom": np.concatenate((ts, ts)).astype(float),
-            "top": np.concatenate((ts + 1, ts + 1)).astype(float),
-            "color": [LINES[0]] * t + [LINES[1]] * t,
-            "what": [f"k of token {i + 1}: {d} numbers" for i in ts]
-                    + [f"v of token {i + 1}: {d} numbers" for i in ts]}
+        self.rows.data = {key: col[: 2 * t] for key, col in self._all_rows.items()}
         self.cache_label.y = float(t)
 
 
@@ -358,12 +377,12 @@ class RunningSumPage(Page):
         super().__init__(state or RunningSumState())
         s = self.state
         self.tokens = TokenStrip()
-        self.S_map = Heatmap("State S", 4, 4, row_label="key entry i", col_label="value entry j",
+        self.S_map = ContrastHeatmap("State S", 4, 4, row_label="key entry i", col_label="value entry j",
                              width=300, height=290, value_name="S[i, j]")
-        self.write_map = Heatmap("Added this step", 4, 4, row_label="key entry i",
+        self.write_map = ContrastHeatmap("Added this step", 4, 4, row_label="key entry i",
                                  col_label="value entry j", width=300, height=290,
                                  value_name="φ(k)v[i, j]")
-        self.z_map = Heatmap("Key total z", 4, 1, row_label="key entry i", col_label="",
+        self.z_map = ContrastHeatmap("Key total z", 4, 1, row_label="key entry i", col_label="",
                              width=150, height=290, colorbar=False, value_name="z[i]")
         self.z_map.fig.xaxis.visible = False
         self.memory = MemoryStack()
@@ -378,7 +397,7 @@ class RunningSumPage(Page):
                               legend="top_left")
         self.work_cross = self._crossover_span(self.work.fig, "t = d")
         self.total_cross = self._crossover_span(self.total.fig, "t = d")
-        self.bytes_cross = self._crossover_span(self.bytes.fig, "t = d/2")
+        self.bytes_cross = self._crossover_span(self.bytes.fig, "t ≈ d/2")
         for fig in (self.tokens.fig, self.S_map.fig, self.write_map.fig, self.z_map.fig,
                     self.memory.fig, self.work.fig, self.total.fig, self.bytes.fig):
             self.add_figure(fig)
@@ -557,13 +576,17 @@ class RunningSumPage(Page):
         norm = pn.widgets.Checkbox.from_param(s.param.normalize,
                                               name="Divide by φ(q)·z (normalise)")
 
+        fixed = pn.pane.HTML("<i>The worked example has d = 2 and two tokens.</i>",
+                             margin=(0, 10))
+
         def lock(*_events) -> None:  # the worked example has its own d and T
-            d.disabled = tokens.disabled = s.preset == WORKED
+            d.visible = tokens.visible = s.preset != WORKED
+            fixed.visible = s.preset == WORKED
 
         s.param.watch(lock, "preset")
         lock()
         controls = pn.Column(
-            pn.pane.HTML("<b>Token stream</b>", margin=(4, 10, 0, 10)), preset, d, tokens,
+            pn.pane.HTML("<b>Token stream</b>", margin=(4, 10, 0, 10)), preset, d, tokens, fixed,
             pn.pane.HTML("<b>Feature map φ</b>", margin=(4, 10, 0, 10)), fmap, norm,
             self.token_readout, width=300, css_classes=["lab-controls"])
 
@@ -577,6 +600,7 @@ class RunningSumPage(Page):
         state = pn.FlexBox(fig(self.S_map.fig), fig(self.write_map.fig), fig(self.z_map.fig),
                            memory, sizing_mode="stretch_width")
         total = pn.Column(fig(self.total.fig), self.cost_readout, width=370)
-        self.secondary += [total, fig(self.bytes.fig)]
+        # Wrapped in a Column: toggling `visible` on a bare Bokeh pane does not come back on.
+        self.secondary += [total, pn.Column(fig(self.bytes.fig), width=370)]
         work = pn.FlexBox(fig(self.work.fig), *self.secondary, sizing_mode="stretch_width")
         return pn.Column(top, state, work, sizing_mode="stretch_width")
