@@ -293,3 +293,25 @@ def test_sources_are_plain_text_without_a_scheme(page):
     assert "example.org/paper" in page.sources.object and "https://" not in page.sources.object
     text = (ROOT / "assets" / "texts" / "hybrid.html").read_text()
     assert "http://" not in text and "https://" not in text
+
+
+def test_presenter_view_hides_the_editor_and_sources():
+    p = HybridPage()
+    p.set_view(present=True)  # as launch() does, before the layout is built
+    p.layout  # noqa: B018
+    assert len(p.secondary) == 2 and not any(item.visible for item in p.secondary)
+    p.set_view(present=False)
+    assert all(item.visible for item in p.secondary)
+
+
+def test_memory_axis_covers_every_line(page):
+    s = page.state
+    for settings in ({"model_a": "minimax-text-01", "batch": 256, "kv_dtype": "fp32"},
+                     {"model_a": "mamba-2-2.7b", "model_b": "none", "batch": 1}):
+        s.param.update(**settings)
+        data = page.memory.source.data
+        values = np.concatenate([np.asarray(v, float) for k, v in data.items()
+                                 if k.endswith("bytes")])
+        values = values[np.isfinite(values)]
+        y = page.memory.fig.y_range
+        assert y.start <= values.min() and values.max() <= y.end

@@ -68,8 +68,8 @@ KIND_LABELS = {"full": "full attention", "window": "sliding window", "mla": "MLA
 KIND_COLOURS = {"full": Colorblind8[5], "window": Colorblind8[1], "mla": Colorblind8[6],
                 "recurrent": Colorblind8[3], "mlp": "#b0b7bf"}
 SLOT_COLOURS = {"a": Colorblind8[0], "b": Colorblind8[4]}  # model A blue, model B sky blue
-SERIES = (("total_bytes", "total", "solid"), ("kv_cache_bytes", "KV cache", "dashed"),
-          ("state_bytes", "fixed state", "dotted"))
+SERIES = (("total_bytes", "total", "solid"), ("kv_cache_bytes", "KV", "dashed"),
+          ("state_bytes", "state", "dotted"))
 
 # Axis labels in base-2 units (formatting only: bytes → "4 GiB", tokens → "256K").
 BYTES_FORMAT = CustomJSTickFormatter(code="""
@@ -88,7 +88,7 @@ BYTE_TICKS = [2.0**p for p in range(0, 81, 2)]  # 1 B, 4 B, … every power of 4
 
 def byte_ticker() -> AdaptiveTicker:
     """Linear byte axes ticked at round binary steps (8 MiB, 16 MiB …, not 4.77 MiB)."""
-    return AdaptiveTicker(base=2, mantissas=[1, 1.5], min_interval=1, desired_num_ticks=5)
+    return AdaptiveTicker(base=2, mantissas=[1], min_interval=1, desired_num_ticks=5)
 
 
 def display_kind(mixer: sim_cache.Mixer) -> str:
@@ -339,7 +339,7 @@ class LayerBars:
         self.fig.yaxis.ticker = byte_ticker()
         self.fig.yaxis.formatter = BYTES_FORMAT
         self.fig.xaxis.axis_label = "layer ℓ"
-        self.fig.yaxis.axis_label = "bytes (KV cache + fixed state)"
+        self.fig.yaxis.axis_label = "bytes"
         self.fig.xgrid.visible = False
 
     def show(self, model: sim_cache.Model, report: dict, tokens: int) -> None:
@@ -358,7 +358,7 @@ class LayerBars:
             "kv_text": [sim_cache.format_bytes(b) for b in kv],
             "state_text": [sim_cache.format_bytes(b) for b in state],
             "kinds": [" + ".join(k) for k in kinds]}
-        self.fig.title.text = f"{self.slot.upper()}: bytes per layer at {context_label(tokens)} tokens"
+        self.fig.title.text = f"{self.slot.upper()}: bytes per layer at {context_label(tokens)}"
 
 
 class MemoryPlot:
@@ -369,10 +369,11 @@ class MemoryPlot:
                                                     for key, _, _ in SERIES},
                                         **{f"{slot}_total_text": [] for slot in "ab"}})
         self.now = ColumnDataSource({"x": [], "y": [], "colour": []})
-        self.fig = figure(title="Memory against context length", height=380,
+        self.fig = figure(title="Memory against context", height=380,
                           sizing_mode="stretch_width", min_width=300, max_width=760,
                           tools=TOOLS, toolbar_location="above", x_axis_type="log",
-                          y_axis_type="log", x_range=Range1d(CONTEXTS[0], CONTEXTS[-1]))
+                          y_axis_type="log", x_range=Range1d(CONTEXTS[0], CONTEXTS[-1]),
+                          y_range=Range1d(2.0**20, 2.0**40))  # set from the data in show()
         self.fig.toolbar.logo = None
         self.fig.min_border_right = 18  # room for the last tick label, "1M"
         self.renderers: dict[str, list] = {"a": [], "b": []}
@@ -502,8 +503,14 @@ class HybridPage(Page):
         super().__init__(state or HybridState())
         # On this page a step doubles the context: say so on the shared timeline.
         self.transport.timeline.name = "Context step (1K → 1M tokens)"
+        # Built here, not in main(): launch() applies the presenter view (which hides
+        # self.secondary) before it asks for the layout.
+        self._body = self._build()
 
     def main(self) -> pn.viewable.Viewable:
+        return self._body
+
+    def _build(self) -> pn.viewable.Viewable:
         s: HybridState = self.state
         self.strips = {slot: LayerStrip(slot) for slot in "ab"}
         self.bars = {slot: LayerBars(slot, self.strips[slot].fig.x_range) for slot in "ab"}
