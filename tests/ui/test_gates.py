@@ -7,7 +7,7 @@ import pytest
 
 import sim
 from sim import scenarios
-from ui.pages.gates import GATED_RULES, LABELS, GatesPage
+from ui.pages.gates import GATED_RULES, LABELS, GatesPage, GatesState
 from ui.urlstate import apply_query, to_query
 
 
@@ -245,3 +245,51 @@ def test_only_chosen_rules_are_drawn(page):
     shown = [name for name, r in zip(GATED_RULES, page.norm_plot.fig.renderers) if r.visible]
     assert shown == ["mamba2", "kda"]
     assert np.all(np.isnan(page.norm_plot.source.data[LABELS["linear"]]))
+
+
+def test_warnings_survive_a_rewritten_notice(page):
+    """At start-up the app writes the link's notices over the state's: β's warning stays."""
+    s = page.state
+    s.beta = 1.4
+    s.notice = ""
+    assert "overshoots" in s.notice
+    s.notice = "Ignored foo=1."
+    assert s.notice.startswith("Ignored foo=1.") and "overshoots" in s.notice
+
+
+def test_bad_settings_from_the_start_show_the_defaults():
+    p = GatesPage(GatesState(rules=["linear"]))
+    assert "2 to 4" in p.state.notice
+    assert [h.fig.title.text for h in p.heatmaps] == [LABELS[r] for r in
+                                                      ("linear", "retnet", "deltanet",
+                                                       "gated_deltanet")]
+
+
+def test_colour_scale_shared_and_running_max(page):
+    s = page.state
+    limits = []
+    for _ in range(s.tokens):
+        s.step()
+        lows = {h.mapper.low for h in page.heatmaps}
+        assert len(lows) == 1  # one colour scale for every rule
+        limits.append(page.heatmaps[0].mapper.high)
+        shown = max(np.abs(s.result["runs"][r]["states"][s.t - 1]).max() for r in s.rules)
+        assert limits[-1] >= shown - 1e-12
+    assert limits == sorted(limits)  # never shrinks, so a fading state pales
+
+
+def test_unnormalised_keys_warn_about_the_effective_step(page):
+    s = page.state
+    s.param.update(scenario="random", d=16, beta=1.0)
+    assert s.notice == ""
+    s.normalize_keys = False  # ‖k‖² ≈ 16: β‖k‖² ≫ 2
+    assert "β‖k‖² reaches" in s.notice and "without bound" in s.notice
+
+
+def test_alert_shows_warning_after_startup_notice():
+    """As in `launch`: the link's (empty) notices are written last; the Alert still warns."""
+    p = GatesPage()
+    p.layout  # noqa: B018
+    notices, _ = apply_query(p.state, "beta=1.5")
+    p.state.notice = " ".join(notices)
+    assert p.notice.visible and "overshoots" in p.notice.object

@@ -95,7 +95,14 @@ class GatesState(PageState):
     def __init__(self, **params):
         super().__init__(**params)
         self.result: dict | None = None
+        self._warnings: list[str] = []
+        # Runs after every other watcher of the notice (the page's Alert among them), so that
+        # the Alert's last word is the notice with the warnings put back.
+        self.param.watch(self._keep_warnings, "notice", precedence=100)
         self.recompute()
+        if self.result is None:  # bad settings from the start: show the defaults' picture
+            self.result = GatesState().result
+            self.set_t_max(self.result["T"])
 
     # ---------------------------------------------------------------------------------------
     def inspected_rule(self, rules: list[str] | None = None) -> str:
@@ -138,31 +145,52 @@ class GatesState(PageState):
     def recompute(self) -> None:
         """Run every chosen rule on the stream; on bad settings keep the previous picture."""
         rules = list(self.rules)
-        if not MIN_RULES <= len(rules) <= MAX_RULES:
-            self.notice = (f"Choose 2 to 4 rules to compare (now {len(rules)}); "
-                           "the picture shows the previous choice.")
-            return
-        try:
-            result = self._compute(rules)
-        except sim.DivergenceError as err:
-            rule = getattr(err, "rule", "")
-            self.notice = (f"{LABELS.get(rule, 'A rule')} diverged at token t = {err.token + 1}: "
-                           "its state grew past 10¹⁵⁰ because each write over-corrected by more "
-                           "than it fixed. Showing the previous picture; lower β or normalise "
-                           "the keys.")
-            return
-        except ValueError as err:
-            self.notice = f"These settings are not accepted: {err}. Showing the previous picture."
-            return
-        self.result = result
-        warnings = []
+        warnings, result = [], None
         if self.beta > 1:  # the update panel always shows a delta rule
             warnings.append(f"Write strength β = {self.beta:g} > 1 overshoots: each write "
                             "over-corrects, so the stored value swings past the new one.")
+        if not self.normalize_keys:
+            step_size = self._largest_step()
+            if step_size > 1:
+                warnings.append(
+                    f"Keys are not normalised: β‖k‖² reaches {step_size:.3g}, so the delta rules "
+                    "over-correct" + (" and their state grows without bound (β‖k‖² > 2)."
+                                      if step_size > 2 else "."))
+        if not MIN_RULES <= len(rules) <= MAX_RULES:
+            warnings.append(f"Choose 2 to 4 rules to compare (now {len(rules)}); "
+                            "the picture shows the previous choice.")
+        else:
+            try:
+                result = self._compute(rules)
+            except sim.DivergenceError as err:
+                rule = getattr(err, "rule", "")
+                warnings.append(
+                    f"{LABELS.get(rule, 'A rule')} diverged at token t = {err.token + 1}: its "
+                    "state grew past 10¹⁵⁰ because each write over-corrected by more than it "
+                    "fixed. Showing the previous picture; lower β or normalise the keys.")
+            except ValueError as err:
+                warnings.append(f"These settings are not accepted: {err}. "
+                                "Showing the previous picture.")
+        self._warnings = warnings
         self.notice = " ".join(warnings)
+        if result is None:
+            return
+        self.result = result
         with param.parameterized.batch_call_watchers(self):
             self.set_t_max(result["T"])
             self.revision += 1
+
+    def _keep_warnings(self, *_events) -> None:
+        """Whoever rewrites the notice (e.g. a link's notices at start-up), the warnings about
+        the current settings stay in it."""
+        missing = [w for w in getattr(self, "_warnings", []) if w not in self.notice]
+        if missing:
+            self.notice = " ".join([self.notice, *missing]).strip()
+
+    def _largest_step(self) -> float:
+        """max over tokens of β_t ‖k_t‖²: how far one delta write moves along k (1 = exactly)."""
+        k = self._stream().k
+        return float(np.max(self._gates(len(k))["beta"] * np.sum(k * k, axis=1)))
 
     def _compute(self, rules: list[str]) -> dict:
         stream = self._stream()
@@ -195,14 +223,18 @@ class GatesState(PageState):
                 "gates": kwargs,
             }
         steps = self._steps(inspected, new_q, k, v, runs[inspected]["gates"])
-        S_limit = max(float(np.abs(runs[r]["states"]).max()) for r in rules)
-        vec_limit = max(float(np.abs(np.concatenate([v.ravel(), *(
-            np.concatenate([s.read_back, s.error]) for s in steps)])).max()), 1e-12)
-        part_limit = max(max(float(np.abs(s.write).max()), float(np.abs(s.erased).max()))
-                         for s in steps)
+        # Colour limits per token: the largest entry seen so far (a running maximum), shared by
+        # every rule. Colours keep their meaning as t grows (a fading state pales), and early
+        # tokens stay readable when a later state grows large.
+        S_limit = np.max([np.abs(runs[r]["states"]).max(axis=(1, 2)) for r in rules], axis=0)
+        vec_limit = np.max([np.abs(np.concatenate([v[t], s.read_back, s.error]))
+                            for t, s in enumerate(steps)], axis=1)
+        part_limit = np.array([max(np.abs(s.write).max(), np.abs(s.erased).max()) for s in steps])
         return {"T": T, "rules": rules, "stream": stream, "k": k, "v": v, "runs": runs,
-                "inspected": inspected, "steps": steps, "S_limit": S_limit,
-                "vec_limit": vec_limit, "part_limit": part_limit}
+                "inspected": inspected, "steps": steps,
+                "S_limit": np.maximum.accumulate(S_limit),  # (T,)
+                "vec_limit": np.maximum.accumulate(vec_limit),  # (T,)
+                "part_limit": np.maximum.accumulate(part_limit)}  # (T,)
 
     @staticmethod
     def _steps(rule: str, q: np.ndarray, k: np.ndarray, v: np.ndarray, kwargs: dict) -> list:
@@ -247,6 +279,13 @@ class GatesState(PageState):
 
 
 # ---------------------------------------------------------------------------------------------
+def _thin_ticks(view: Heatmap) -> None:
+    """At most about 8 tick labels per axis, so that d = 16 stays legible in a small figure."""
+    for axis, n in ((view.fig.xaxis, view.cols), (view.fig.yaxis, view.rows)):
+        every = 1 if n <= 8 else 2 if n <= 12 else 4
+        axis.ticker = list(range(0, n, every))
+
+
 def _fmt(x: float) -> str:
     return f"{x:.3g}"
 
@@ -281,8 +320,10 @@ class GatesPage(Page):
                              col_label="value channel j", width=self.HEAT, height=self.HEAT,
                              value_name="write_ij")
         names = [LABELS[r] for r in GATED_RULES]
+        # Log scale: decay, overwrite and runaway growth all read as slopes.
         self.norm_plot = LinePlot("Size of the state ‖S‖", names, x_label="token t",
-                                  y_label="‖S_t‖ (Frobenius)", width=self.LINE_W, height=self.LINE_H)
+                                  y_label="‖S_t‖ (Frobenius, log scale)", width=self.LINE_W,
+                                  height=self.LINE_H, y_axis_type="log")
         self.newest_plot = LinePlot("Recall error: newest value", names, x_label="token t",
                                     y_label="‖Sᵀk − v‖ / ‖v‖", width=self.LINE_W,
                                     height=self.LINE_H)
@@ -362,15 +403,11 @@ class GatesPage(Page):
         d = res["k"].shape[1]
         for i, (heat, pane) in enumerate(zip(self.heatmaps, self.heat_panes)):
             pane.visible = i < len(rules)
-            heat.set_range(res["S_limit"])
             if i < len(rules):
                 heat.fig.title.text = LABELS[rules[i]]
             else:  # hidden: cleared, so that the page holds the same data however it got here
                 heat.fig.title.text = ""
                 heat.update(np.zeros((d, d)))
-        self.vectors.set_range(res["vec_limit"])
-        self.erased.set_range(res["part_limit"])
-        self.write.set_range(res["part_limit"])
         x = np.arange(1, res["T"] + 1)
         nan = np.full(res["T"], np.nan)
         for plot, key in zip(self.line_plots, ("norm", "error_newest", "error_old")):
@@ -410,8 +447,12 @@ class GatesPage(Page):
         t = min(s.t, res["T"])
         d = res["k"].shape[1]
         zero = np.zeros((d, d))
-        for i, rule in enumerate(res["rules"]):
-            self.heatmaps[i].update(res["runs"][rule]["states"][t - 1] if t > 0 else zero)
+        limit = res["S_limit"][max(t, 1) - 1]
+        for i, heat in enumerate(self.heatmaps):
+            heat.set_range(limit)
+            if i < len(res["rules"]):
+                heat.update(res["runs"][res["rules"][i]]["states"][t - 1] if t > 0 else zero)
+                _thin_ticks(heat)
         for plot in self.line_plots:
             plot.mark(t)
         self._show_token(t)
@@ -437,16 +478,24 @@ class GatesPage(Page):
         d = res["k"].shape[1]
         extra = "" if rule in res["rules"] else " (not among the rules compared above)"
         if t == 0:
-            self.vectors.update(np.zeros((3, d)))
-            self.erased.update(np.zeros((d, d)))
-            self.write.update(np.zeros((d, d)))
+            for view, zeros in ((self.vectors, np.zeros((3, d))), (self.erased, np.zeros((d, d))),
+                                (self.write, np.zeros((d, d)))):
+                view.set_range(1.0)
+                view.update(zeros)
+                _thin_ticks(view)
             self.delta_info.object = f"{LABELS[rule]}{extra}: no update yet."
             return
         step = res["steps"][t - 1]
         v = res["v"][t - 1]
+        self.vectors.set_range(res["vec_limit"][t - 1])
+        self.erased.set_range(res["part_limit"][t - 1])
+        self.write.set_range(res["part_limit"][t - 1])
         self.vectors.update(np.stack([v, step.read_back, step.error]))  # (3, d_v)
         self.erased.update(step.erased)
         self.write.update(step.write)
+        for view in (self.vectors, self.erased, self.write):
+            _thin_ticks(view)
+        self.vectors.labels.visible = d <= 6  # wider vectors: hover gives the values
         g = self.state.token_gates(rule, t - 1)
         decay = g.get("alpha")
         decay_text = ("" if decay is None else
@@ -454,8 +503,9 @@ class GatesPage(Page):
                       f"decay α = {_vector(decay)}, ")
         self.delta_info.object = (
             f"<b>{LABELS[rule]}</b>{extra}, token t = {t}: {decay_text}β = {_fmt(g['beta'])}. "
-            f"Read back Sᵀk = {_vector(step.read_back)}, error v − Sᵀk = {_vector(step.error)}. "
-            "New S = decayed S − erased part + write part.")
+            + (f"Read back Sᵀk = {_vector(step.read_back)}, error v − Sᵀk = {_vector(step.error)}. "
+               if d <= 8 else "")
+            + "New S = decayed S − erased part + written part.")
 
     def _show_gates(self, t: int) -> None:
         res = self.state.result
