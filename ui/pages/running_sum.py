@@ -27,6 +27,7 @@ from bokeh.plotting import figure
 
 import sim
 from sim import cost, scenarios
+from sim.cache import DTYPE_BYTES
 from sim.parallel import run_parallel
 from ui.app import Page
 from ui.state import PageState
@@ -37,7 +38,7 @@ RANDOM = "random tokens"
 WORKED = "worked example"
 PRESETS = (RANDOM, WORKED)
 
-FP32_BYTES = 4  # memory is counted in fp32, 4 bytes a number, as in the lesson
+FP32_BYTES = DTYPE_BYTES["fp32"]  # memory is counted in fp32, as in the lesson
 COST_T_MAX = 100_000  # the cost plot's right edge: a long context, where the gap is obvious
 
 _SUB = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
