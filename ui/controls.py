@@ -12,14 +12,10 @@ class Transport:
 
     def __init__(self, state: PageState):
         self.state = state
-        self.back = pn.widgets.Button(name="Back", button_type="default", width=80,
-                                      description="Step back one token (←)")
-        self.step = pn.widgets.Button(name="Step", button_type="primary", width=80,
-                                      description="Process the next token (→ or n)")
-        self.play = pn.widgets.Button(name="Play", button_type="success", width=80,
-                                      description="Play or pause (Space)")
-        self.reset = pn.widgets.Button(name="Reset", button_type="default", width=80,
-                                       description="Back to t = 0 (r)")
+        self.back = pn.widgets.Button(name="Back", button_type="default", width=80)
+        self.step = pn.widgets.Button(name="Step", button_type="primary", width=80)
+        self.play = pn.widgets.Button(name="Play", button_type="success", width=80)
+        self.reset = pn.widgets.Button(name="Reset", button_type="default", width=80)
         self.speed = pn.widgets.FloatSlider(name="Speed (steps/s)", start=0.5, end=60.0, step=0.5,
                                             value=state.speed, width=170)
         self.seed = pn.widgets.IntInput(name="Seed", start=0, end=2**31 - 1, value=state.seed, width=110)

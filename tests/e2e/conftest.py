@@ -1,0 +1,173 @@
+"""The built site in real Chromium (Playwright for Python, Debian's chromium).
+
+Every request is routed: anything not addressed to 127.0.0.1 is aborted and fails the test, and
+Chromium resolves every outside host to nothing. Screenshots land in screenshots/.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SITE = ROOT / "dist" / "site"
+SHOTS = ROOT / "screenshots"
+sys.path.insert(0, str(ROOT))
+
+from serve import make_server  # noqa: E402
+from ui.pages import PAGES  # noqa: E402
+
+LIVE_TIMEOUT_MS = 120_000  # two cores, cold Pyodide: start-up is measured in bench/, not here
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+]
+
+
+def chromium_path() -> str | None:
+    for candidate in (os.environ.get("LAB_CHROMIUM"), shutil.which("chromium"),
+                      shutil.which("chromium-browser"), "/usr/bin/chromium"):
+        if candidate and Path(candidate).exists():
+            return candidate
+    return None  # Playwright's own browser, if one was installed with `playwright install`
+
+
+@pytest.fixture(scope="session")
+def site() -> Path:
+    if not (SITE / "index.html").exists():
+        subprocess.run([sys.executable, str(ROOT / "build.py")], check=True)
+    return SITE
+
+
+class Server:
+    def __init__(self, directory: Path, prefix: str = "/"):
+        self.httpd = make_server(directory, 0, prefix)
+        self.prefix = "/" + prefix.strip("/") + "/" if prefix.strip("/") else "/"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}{self.prefix}"
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture(scope="session")
+def server(site):
+    s = Server(site)
+    yield s
+    s.close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@dataclass
+class Visit:
+    page: object
+    console_errors: list[str] = field(default_factory=list)
+    outside: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+
+    def problems(self) -> list[str]:
+        return ([f"console: {e}" for e in self.console_errors] + [f"outside: {u}" for u in self.outside]
+                + [f"HTTP error: {u}" for u in self.failed])
+
+
+def watch(page, *, route: bool = True) -> Visit:
+    visit = Visit(page)
+
+    def on_console(msg):
+        if msg.type == "error":
+            visit.console_errors.append(msg.text[:500])
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda e: visit.console_errors.append(f"pageerror: {e}"[:500]))
+    page.on("response", lambda r: visit.failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    page.on("requestfailed", lambda r: visit.failed.append(f"failed {r.url}")
+            if r.url.startswith("http://127.0.0.1") and "net::ERR_ABORTED" not in (r.failure or "") else None)
+    if route:
+        def handle(r):
+            url = r.request.url
+            if url.startswith(("http://127.0.0.1", "data:", "blob:")):
+                r.continue_()
+            else:
+                visit.outside.append(url)
+                r.abort()
+        page.context.route("**/*", handle)
+    return visit
+
+
+def wait_live(page, timeout: int = LIVE_TIMEOUT_MS) -> None:
+    page.wait_for_function("window.labLive === true || !!window.labFailed", timeout=timeout)
+    failed = page.evaluate("window.labFailed || ''")
+    if failed:
+        detail = page.evaluate("(document.querySelector('#lab-error pre') || {}).textContent || ''")
+        raise AssertionError(f"page failed to start: {failed}\n{detail[-2000:]}")
+
+
+@pytest.fixture
+def context(browser):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    yield ctx
+    ctx.close()
+
+
+def open_page(context, url: str, *, route: bool = True) -> Visit:
+    page = context.new_page()
+    visit = watch(page, route=route)
+    page.goto(url)
+    wait_live(page)
+    return visit
+
+
+# The data of every ColumnDataSource in the page's Bokeh document, keyed by the source's
+# position in the document (ids differ between visits), as one comparable structure.
+SNAPSHOT_JS = """() => {
+  const out = [];
+  for (const doc of Bokeh.documents) {
+    for (const m of doc.all_models) {
+      if (m.data === undefined || m.selected === undefined) continue;
+      const cols = {};
+      const data = m.data instanceof Map ? Object.fromEntries(m.data) : m.data;
+      for (const key of Object.keys(data).sort()) {
+        const v = data[key];
+        cols[key] = Array.from(v, (x) => (typeof x === 'number' ? Math.round(x * 1e9) / 1e9 : (ArrayBuffer.isView(x) ? Array.from(x) : x)));
+      }
+      out.push(JSON.stringify(cols));
+    }
+  }
+  return out.sort();
+}"""
+
+
+def snapshot(page) -> list[str]:
+    return page.evaluate(SNAPSHOT_JS)
+
+
+def shot(page, name: str) -> Path:
+    SHOTS.mkdir(exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+PAGE_SLUGS = [p.slug for p in PAGES]

@@ -1,0 +1,96 @@
+"""The built site: every page goes live offline-clean, steps and plays, and computes what CPython
+computes."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import sim
+from tests.e2e.conftest import PAGE_SLUGS, Server, open_page, shot, snapshot, wait_live, watch
+
+pytestmark = pytest.mark.e2e
+
+
+def test_index_links_every_page(context, server):
+    page = context.new_page()
+    visit = watch(page)
+    page.goto(server.url)
+    hrefs = page.eval_on_selector_all("a.card", "els => els.map(e => e.getAttribute('href'))")
+    assert hrefs == [f"{slug}.html" for slug in PAGE_SLUGS]
+    shot(page, "index")
+    assert visit.problems() == []
+
+
+@pytest.mark.parametrize("slug", PAGE_SLUGS)
+def test_page_goes_live_steps_and_plays(context, server, slug):
+    visit = open_page(context, f"{server.url}{slug}.html")
+    page = visit.page
+    assert page.evaluate("document.body.classList.contains('pn-loading')") is False
+    shot(page, f"{slug}-t0")
+    before = snapshot(page)
+    assert before, "the page holds no plot data"
+
+    page.get_by_role("button", name="Step", exact=True).click()
+    page.wait_for_function("location.search.includes('t=1')")
+    after_step = snapshot(page)
+    assert after_step != before, "Step changed no plot"
+
+    page.get_by_role("button", name="Play", exact=True).click()
+    page.wait_for_function("new URLSearchParams(location.search).get('t') >= 3", timeout=20_000)
+    page.get_by_role("button", name="Pause", exact=True).click()
+    t_paused = page.evaluate("new URLSearchParams(location.search).get('t')")
+    assert snapshot(page) != after_step, "Play changed no plot"
+    page.wait_for_timeout(500)
+    assert page.evaluate("new URLSearchParams(location.search).get('t')") == t_paused, "Pause did not stop"
+    shot(page, slug)
+    assert visit.problems() == []
+
+
+def test_numpy_in_the_browser_matches_cpython(context, server):
+    visit = open_page(context, f"{server.url}{PAGE_SLUGS[0]}.html")
+    code = """
+import json, numpy as np, sim
+rng = np.random.default_rng(7)
+T, dk, dv = 24, 8, 6
+q, k, v = rng.normal(size=(T, dk)), sim.l2_normalize(rng.normal(size=(T, dk))), rng.normal(size=(T, dv))
+a, b = rng.uniform(0.8, 1.0, size=T), rng.uniform(0.2, 1.0, size=T)
+out = {
+  "gated_deltanet": sim.run("gated_deltanet", q, k, v, alpha=a, beta=b).outputs.tolist(),
+  "softmax": sim.run("softmax", q, k, v).outputs.tolist(),
+  "linear_elu": sim.run("linear", q, k, v, feature_map="elu+1", normalize=True).outputs.tolist(),
+  "svd": np.linalg.svd(q, compute_uv=False).tolist(),
+}
+json.dumps(out)
+"""
+    browser_result = json.loads(visit.page.evaluate("code => window.labPyodide.runPython(code)", code))
+    namespace: dict = {}
+    exec(code.replace("json.dumps(out)", "result = json.dumps(out)"), namespace)
+    cpython_result = json.loads(namespace["result"])
+    for key, value in cpython_result.items():
+        np.testing.assert_allclose(np.array(browser_result[key]), np.array(value), rtol=1e-12, atol=0,
+                                   err_msg=key)
+    assert visit.problems() == []
+
+
+def test_site_works_under_a_sub_path(context, site):
+    server = Server(site, prefix="/courses/attention/lab/")
+    try:
+        visit = open_page(context, f"{server.url}{PAGE_SLUGS[1]}.html")
+        assert visit.page.evaluate("location.pathname").startswith("/courses/attention/lab/")
+        assert visit.problems() == []
+        nav = visit.page.eval_on_selector("a.brand", "a => a.href")
+        assert nav == f"{server.url}index.html"
+    finally:
+        server.close()
+
+
+def test_python_side_reports_versions(context, server):
+    visit = open_page(context, f"{server.url}{PAGE_SLUGS[0]}.html")
+    versions = visit.page.evaluate(
+        "window.labPyodide.runPython('import sys, numpy, panel, bokeh; "
+        "\",\".join([sys.version.split()[0], numpy.__version__, panel.__version__, bokeh.__version__])')")
+    assert versions == "3.12.7,2.0.2,1.9.4,3.9.2"
+    assert sim.RULES  # the same package, imported here for the comparison above
