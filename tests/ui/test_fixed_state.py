@@ -69,7 +69,7 @@ def test_step_shows_sims_numbers(page):
     np.testing.assert_allclose(page.value_source.data["true"], values[0])
     errors = page.pair_source.data["error"]
     np.testing.assert_allclose(errors[:3], expected.errors)
-    assert errors[3:] == [None] * 29  # not written yet
+    assert np.isnan(errors[3:]).all() and len(errors) == 32  # not written yet
     assert page.curve_plot.marker.location == 3
 
 
@@ -83,7 +83,7 @@ def test_delta_rule_and_softmax_come_from_sim(page):
     np.testing.assert_allclose(page.pair_source.data["error"][:12], delta.errors)
     soft = sim_recall.recall("softmax", keys[:12], values[:12], scale=s.scale)
     probe_soft = page.probe_plot.source.data[RULE_LABELS["softmax"]]
-    assert probe_soft[0] is None  # pair 2 is not written at t = 1
+    assert np.isnan(probe_soft[0])  # pair 2 is not written at t = 1
     assert probe_soft[11] == pytest.approx(soft.errors[1])
 
 
@@ -226,3 +226,12 @@ def test_csv_has_the_curve_and_the_pairs(page):
     assert len(pair_rows) == 5
     assert float(pair_rows[0].split(",")[1]) == pytest.approx(page.pair_source.data["error"][0])
     assert page.csv() == s.csv()
+
+
+def test_presenter_view_hides_the_secondary_plot_even_before_the_layout_exists():
+    page = FixedStatePage()
+    page.set_view(present=True)  # what launch does before building the layout
+    assert page.layout is not None
+    assert page.probe_pane in page.secondary and page.probe_pane.visible is False
+    page.set_view(present=False)
+    assert page.probe_pane.visible is True

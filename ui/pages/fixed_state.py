@@ -27,6 +27,7 @@ from ui.views import TOOLS, LinePlot
 RULE_LABELS = {"linear": "linear attention", "deltanet": "delta rule (β = 1)",
                "softmax": "softmax attention"}
 CURVE_RULES = ("linear", "deltanet", "softmax")
+SHORT_LABELS = {"linear": "linear", "deltanet": "delta rule", "softmax": "softmax"}
 RULE_COLOURS = {rule: LINES[i] for i, rule in enumerate(CURVE_RULES)}
 TRUE_COLOUR = "#8c959f"  # the true value: a neutral grey beside the rule's colour
 DELTA_BETA = 1.0  # the lesson's delta rule: β = 1 overwrites what a unit key held, exactly
@@ -221,11 +222,6 @@ def _throttled(widget, state: param.Parameterized, name: str, *, state_to_widget
     return widget
 
 
-def _nan_to_none(a: np.ndarray) -> list:
-    """Bokeh draws NaN as a gap; lists keep the CDS JSON-friendly in tests and the browser."""
-    return [None if not np.isfinite(x) else float(x) for x in a]
-
-
 class FixedStatePage(Page):
     title = "What a fixed state can't hold"
     slug = "fixed-state"
@@ -233,6 +229,7 @@ class FixedStatePage(Page):
     def __init__(self, state: FixedStateState | None = None):
         super().__init__(state or FixedStateState())
         self._build_views()
+        self._build_panes()
         self.state.param.watch(self._refresh, ["t", "rule", "probe", "pairs"])
         self.state.param.watch(self._refresh_curve, ["d", "keys", "rho", "seed", "scale"])
         self._refresh_curve()
@@ -244,7 +241,7 @@ class FixedStatePage(Page):
         # (a) the probed pair: true value against what the state returns, per component
         self.value_source = ColumnDataSource({"j": [], "x_true": [], "x_read": [], "true": [],
                                               "read": []})
-        f = figure(title="Querying the probed key", width=380, height=260, tools=TOOLS,
+        f = figure(title="Query the probed key", width=380, height=260, tools=TOOLS,
                    toolbar_location="above", x_range=(0.5, s.d + 0.5))
         f.toolbar.logo = None
         true_bars = f.vbar(x="x_true", top="true", width=0.4, source=self.value_source,
@@ -265,12 +262,16 @@ class FixedStatePage(Page):
 
         # (a) every stored pair's error at the current t
         self.pair_source = ColumnDataSource({"i": [], "error": [], "alpha": []})
-        f = figure(title="Error of every stored pair", width=380, height=260, tools=TOOLS,
+        f = figure(title="Error of each stored pair", width=380, height=260, tools=TOOLS,
                    toolbar_location="above", x_range=(0.5, s.pairs + 0.5), y_range=(0, 1.05))
         f.toolbar.logo = None
         self.pair_bars = f.vbar(x="i", top="error", width=0.8, source=self.pair_source,
                                 color=RULE_COLOURS[s.rule], fill_alpha="alpha", line_alpha="alpha")
         bars = self.pair_bars
+        # a dot on every written pair: an exact recall (error 0) has no bar but still shows
+        f.scatter(x="i", y="error", source=self.pair_source, size=5, color=RULE_COLOURS[s.rule],
+                  fill_alpha="alpha", line_alpha="alpha")
+        self.pair_dots = f.renderers[-1]
         f.add_tools(HoverTool(renderers=[bars], tooltips=[("pair i", "@i"),
                                                           ("‖ŷ−v‖/‖v‖", "@error{0.0000}")]))
         f.xaxis.axis_label = "pair i (in the order written)"
@@ -283,26 +284,45 @@ class FixedStatePage(Page):
 
         # (a) the probed pair's error as the writes go on, for all three rules
         names = [RULE_LABELS[r] for r in CURVE_RULES]
-        self.probe_plot = LinePlot("Probed pair's error as writes go on", names,
+        self.probe_plot = LinePlot("Probed pair's error over t", names,
                                    x_label="pairs written t", y_label="‖ŷ − v‖ / ‖v‖",
-                                   width=380, height=260)
+                                   width=380, height=300)
         self.probe_capacity = self._capacity_span(self.probe_plot.fig, s.d)
+        self._legend_below(self.probe_plot.fig)
         self.add_figure(self.probe_plot.fig)
 
         # (b) the recall curve
-        self.curve_plot = LinePlot("Recall error against pairs stored", names,
+        self.curve_plot = LinePlot("Recall error against n", names,
                                    x_label="pairs stored n", y_label="mean ‖ŷ − v‖ / ‖v‖",
-                                   width=460, height=300)
+                                   width=380, height=320)
         self.curve_capacity = self._capacity_span(self.curve_plot.fig, s.d)
-        self.curve_label = Label(x=s.d, y=0, y_units="screen", y_offset=4, x_offset=4,
-                                 text="n = d (state capacity)", text_font_size="11px",
-                                 text_color="#57606a")
+        self.curve_label = Label(x=s.d, y=1.0, x_offset=4, text="capacity n = d",
+                                 text_baseline="top", text_font_size="11px", text_color="#57606a")
         self.curve_plot.fig.add_layout(self.curve_label)
-        self.curve_plot.fig.y_range.start = 0
+        self._legend_below(self.curve_plot.fig)
+        self.curve_plot.fig.sizing_mode = "stretch_width"
+        self.curve_plot.fig.min_width, self.curve_plot.fig.max_width = 300, 600
         self.add_figure(self.curve_plot.fig)
+
+        for fig in (self.value_fig, self.pair_fig, self.probe_plot.fig, self.curve_plot.fig):
+            fig.xaxis.ticker.min_interval = 1  # x counts components, pairs or writes: whole numbers
 
         self.readout = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10),
                                     css_classes=["lab-readout"])
+
+    @staticmethod
+    def _legend_below(fig) -> None:
+        legend = fig.legend[0]
+        legend.orientation = "horizontal"
+        # short names so the three fit one row of the narrowest figure (hover keeps the full ones)
+        for item, short in zip(legend.items, SHORT_LABELS.values()):
+            item.label = {"value": short}
+        legend.label_text_font_size = "11px"
+        legend.glyph_width = 18
+        legend.spacing = 10
+        legend.margin = 4
+        legend.padding = 4
+        fig.add_layout(legend, "below")
 
     @staticmethod
     def _capacity_span(fig, d: int) -> Span:
@@ -321,6 +341,9 @@ class FixedStatePage(Page):
         for span in (self.curve_capacity, self.probe_capacity):
             span.location = s.d
         self.curve_label.x = s.d
+        top = 1.08 * max(1.0, max(float(np.nanmax(s.curve[r])) for r in CURVE_RULES))
+        self.curve_plot.fig.y_range.update(start=0.0, end=top)
+        self.curve_label.y = top
         self.pair_capacity.location = s.d + 0.5
         self.value_fig.x_range.end = s.d + 0.5
 
@@ -331,27 +354,31 @@ class FixedStatePage(Page):
         true, read, err = s.probe_readout()
         j = np.arange(1, s.d + 1)
         self.value_source.data = {"j": j, "x_true": j - 0.2, "x_read": j + 0.2,
-                                  "true": true.tolist(), "read": _nan_to_none(read)}
+                                  "true": true.tolist(), "read": np.array(read, dtype=float)}
         self.read_bars.glyph.update(fill_color=rule_colour, line_color=rule_colour)
-        self.value_fig.title.text = f"Querying key #{s.probe} after t = {s.t} writes"
+        self.value_fig.title.text = f"Query key #{s.probe} at t = {s.t}"
         # every stored pair at t
         errors = s.pair_errors()
         # the probed pair in full colour, the others paler
         alpha = [1.0 if i == s.probe - 1 else 0.45 for i in range(s.pairs)]
-        self.pair_source.data = {"i": np.arange(1, s.pairs + 1), "error": _nan_to_none(errors),
+        self.pair_source.data = {"i": np.arange(1, s.pairs + 1), "error": np.array(errors, dtype=float),
                                  "alpha": alpha}
-        self.pair_bars.glyph.update(fill_color=rule_colour, line_color=rule_colour)
+        for r in (self.pair_bars, self.pair_dots):
+            r.glyph.update(fill_color=rule_colour, line_color=rule_colour)
         self.pair_fig.x_range.end = s.pairs + 0.5
         finite = errors[np.isfinite(errors)]
         top = max(1.0, float(finite.max()) if finite.size else 0.0)
         self.pair_fig.y_range.end = 1.05 * top
-        self.pair_fig.title.text = f"Error of every pair at t = {s.t}, {RULE_LABELS[s.rule]}"
+        self.pair_fig.title.text = f"Each pair's error at t = {s.t}"
         # probed pair over t
         t_axis = np.arange(1, s.pairs + 1)
-        self.probe_plot.update(t_axis, **{RULE_LABELS[r]: _nan_to_none(s.probe_over_t(r))
+        self.probe_plot.update(t_axis, **{RULE_LABELS[r]: np.array(s.probe_over_t(r), dtype=float)
                                           for r in CURVE_RULES})
         self.probe_plot.fig.x_range.start = 0.5
         self.probe_plot.fig.x_range.end = s.pairs + 0.5
+        # the probed pair's own worst error, so its curve fills the plot (fixed while stepping)
+        worst = max(np.nanmax(np.append(s.probe_over_t(r), 0.0)) for r in CURVE_RULES)
+        self.probe_plot.fig.y_range.update(start=0.0, end=1.08 * max(1.0, float(worst)))
         self.probe_plot.mark(s.t)
         self.curve_plot.mark(s.t)
         self.readout.object = self._readout_html(err)
@@ -361,9 +388,10 @@ class FixedStatePage(Page):
         if s.t == 0:
             return ("<p>t = 0: nothing written yet. Press <b>Step</b> to write the first "
                     "key → value pair.</p>")
+        room = ("no more pairs than it has dimensions" if s.t <= s.d
+                else f"{s.t - s.d} more pairs than its {s.d} dimensions")
         head = (f"<p>After <b>t = {s.t}</b> writes into a {s.d} × {s.d} state "
-                f"({s.d * s.d} numbers), {'within' if s.t <= s.d else 'beyond'} its "
-                f"{s.d} orthogonal directions.</p>")
+                f"({s.d * s.d} numbers): {room}.</p>")
         if s.t < s.probe:
             probe = f"<p>Pair #{s.probe} is not written yet (it is written at t = {s.probe}).</p>"
         else:
@@ -416,18 +444,24 @@ class FixedStatePage(Page):
     def _scale_options(self) -> list[float]:
         return sorted({*SCALE_STEPS, float(self.state.scale)})
 
-    def main(self) -> pn.viewable.Viewable:
-        def pane(fig) -> pn.pane.Bokeh:
-            return pn.pane.Bokeh(fig, margin=(5, 5))
+    def _build_panes(self) -> None:
+        """The figures' panes. Built with the page, not in main(): ``launch`` applies the
+        presenter view (which hides ``self.secondary``) before the layout exists."""
+        self.value_pane = pn.pane.Bokeh(self.value_fig, margin=(5, 5))
+        self.pair_pane = pn.pane.Bokeh(self.pair_fig, margin=(5, 5))
+        # the lesson's main picture: as wide as the screen allows, up to 600 px
+        self.curve_pane = pn.pane.Bokeh(self.curve_plot.fig, margin=(5, 5),
+                                        sizing_mode="stretch_width", min_width=300, max_width=600)
+        # Wrapped: a Bokeh pane hidden once cannot be shown again (Panel 1.9.4 ties its
+        # visibility to the figure's), a Column can.
+        self.probe_pane = pn.Column(pn.pane.Bokeh(self.probe_plot.fig, margin=(5, 5)), margin=0)
+        self.secondary.append(self.probe_pane)
 
-        step_view = pn.FlexBox(pane(self.value_fig), pane(self.pair_fig),
-                               sizing_mode="stretch_width")
-        probe_over_t = pane(self.probe_plot.fig)
-        curve = pane(self.curve_plot.fig)
-        self.secondary.append(probe_over_t)
-        return pn.Column(self._controls(), self.readout,
-                         pn.FlexBox(step_view, curve, probe_over_t, sizing_mode="stretch_width"),
-                         sizing_mode="stretch_width")
+    def main(self) -> pn.viewable.Viewable:
+        step_view = pn.FlexBox(self.value_pane, self.pair_pane, sizing_mode="stretch_width")
+        plots = pn.FlexBox(step_view, self.curve_pane, self.probe_pane,
+                           sizing_mode="stretch_width")
+        return pn.Column(self._controls(), self.readout, plots, sizing_mode="stretch_width")
 
 
 __all__ = ["FixedStatePage", "FixedStateState"]
