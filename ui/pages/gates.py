@@ -283,7 +283,18 @@ def _thin_ticks(view: Heatmap) -> None:
     """At most about 8 tick labels per axis, so that d = 16 stays legible in a small figure."""
     for axis, n in ((view.fig.xaxis, view.cols), (view.fig.yaxis, view.rows)):
         every = 1 if n <= 8 else 2 if n <= 12 else 4
-        axis.ticker = list(range(0, n, every))
+        ticks = list(range(0, n, every))
+        if list(getattr(axis[0].ticker, "ticks", [])) != ticks:  # a new ticker is costly: only on change
+            axis.ticker = ticks
+
+
+def _gate(g: float | np.ndarray) -> str:
+    """A gate for the readouts: one number, or the per-channel values when they differ."""
+    if not isinstance(g, np.ndarray):
+        return _fmt(g)
+    if np.all(g == g[0]):
+        return f"{_fmt(g[0])} in every channel"
+    return _vector(g)
 
 
 def _fmt(x: float) -> str:
@@ -332,6 +343,8 @@ class GatesPage(Page):
                                  height=self.LINE_H)
         self.line_plots = [self.norm_plot, self.newest_plot, self.old_plot]
         for view in [*self.heatmaps, self.vectors, self.erased, self.write]:
+            # room for colour-bar labels that lengthen as the range grows (e.g. "−1000")
+            view.fig.min_border_right = 64
             self.add_figure(view.fig)
         for plot in self.line_plots:
             plot.fig.legend.visible = False  # one legend in HTML serves all three plots
@@ -498,9 +511,7 @@ class GatesPage(Page):
         self.vectors.labels.visible = d <= 6  # wider vectors: hover gives the values
         g = self.state.token_gates(rule, t - 1)
         decay = g.get("alpha")
-        decay_text = ("" if decay is None else
-                      f"decay α = {_fmt(decay)}, " if not isinstance(decay, np.ndarray) else
-                      f"decay α = {_vector(decay)}, ")
+        decay_text = "" if decay is None else f"decay α = {_gate(decay)}, "
         self.delta_info.object = (
             f"<b>{LABELS[rule]}</b>{extra}, token t = {t}: {decay_text}β = {_fmt(g['beta'])}. "
             + (f"Read back Sᵀk = {_vector(step.read_back)}, error v − Sᵀk = {_vector(step.error)}. "
@@ -519,8 +530,7 @@ class GatesPage(Page):
             for name, symbol in (("gamma", "γ"), ("alpha", "α"), ("beta", "β")):
                 if name in g:
                     val = g[name]
-                    parts.append(f"{symbol} = " + (_vector(val) if isinstance(val, np.ndarray)
-                                                   else _fmt(val)))
+                    parts.append(f"{symbol} = {_gate(val)}")
             run = res["runs"][rule]
             rows.append(f"<tr><td>{LABELS[rule]}</td><td>{', '.join(parts) or 'no gate'}</td>"
                         f"<td>{_fmt(run['error_newest'][t - 1])}</td>"
