@@ -279,12 +279,30 @@ class GatesState(PageState):
 
 
 # ---------------------------------------------------------------------------------------------
+class ContrastHeatmap(Heatmap):
+    """ui.views.Heatmap whose cell numbers turn white on dark cells (as on the running-sum page).
+    Call ``set_range`` before ``update``: the ink is chosen against the current limit."""
+
+    DARK = 0.55  # beyond this fraction of the colour scale's limit a cell is too dark for black
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.labels.glyph.text_color = {"field": "ink"}
+
+    def _cells(self, matrix: np.ndarray) -> dict:
+        data = super()._cells(matrix)
+        limit = max(abs(self.mapper.high or 1.0), 1e-300)
+        data["ink"] = ["#ffffff" if abs(x) > self.DARK * limit else "#1f2328"
+                       for x in data["value"]]
+        return data
+
+
 def _thin_ticks(view: Heatmap) -> None:
     """At most about 8 tick labels per axis, so that d = 16 stays legible in a small figure."""
     for axis, n in ((view.fig.xaxis, view.cols), (view.fig.yaxis, view.rows)):
         every = 1 if n <= 8 else 2 if n <= 12 else 4
         ticks = list(range(0, n, every))
-        if list(getattr(axis[0].ticker, "ticks", [])) != ticks:  # a new ticker is costly: only on change
+        if list(getattr(axis[0].ticker, "ticks", [])) != ticks:  # a new ticker costs a model
             axis.ticker = ticks
 
 
@@ -317,19 +335,16 @@ class GatesPage(Page):
         super().__init__(state or GatesState())
         s = self.state
         d = s.d
-        self.heatmaps = [Heatmap(f"S{i}", d, d, row_label="key channel i", col_label="value channel j",
-                                 width=self.HEAT, height=self.HEAT, value_name="S_ij")
+        cells = {"row_label": "key channel i", "col_label": "value channel j",
+                 "width": self.HEAT, "height": self.HEAT}
+        self.heatmaps = [ContrastHeatmap(f"S{i}", d, d, value_name="S_ij", **cells)
                          for i in range(MAX_RULES)]
-        self.vectors = Heatmap("Read back and error", 3, d, row_label="", col_label="value channel j",
-                               col_symbol="j", row_symbol="row", width=330, height=180,
-                               value_name="value")
+        self.vectors = ContrastHeatmap("Read back and error", 3, d, row_label="",
+                                       col_label="value channel j", col_symbol="j",
+                                       row_symbol="row", width=330, height=180, value_name="value")
         self.vectors.fig.yaxis.major_label_overrides = {0: "v", 1: "Sᵀk", 2: "v − Sᵀk"}
-        self.erased = Heatmap("Erased: β k (Sᵀk)ᵀ", d, d, row_label="key channel i",
-                              col_label="value channel j", width=self.HEAT, height=self.HEAT,
-                              value_name="erased_ij")
-        self.write = Heatmap("Written: β k vᵀ", d, d, row_label="key channel i",
-                             col_label="value channel j", width=self.HEAT, height=self.HEAT,
-                             value_name="write_ij")
+        self.erased = ContrastHeatmap("Erased: β k (Sᵀk)ᵀ", d, d, value_name="erased_ij", **cells)
+        self.write = ContrastHeatmap("Written: β k vᵀ", d, d, value_name="write_ij", **cells)
         names = [LABELS[r] for r in GATED_RULES]
         # Log scale: decay, overwrite and runaway growth all read as slopes.
         self.norm_plot = LinePlot("Size of the state ‖S‖", names, x_label="token t",
