@@ -9,6 +9,7 @@ the page through ``window.labPy`` (keys, CSV, theme, presenter view) and shows `
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 
 import panel as pn
@@ -36,8 +37,11 @@ class Page:
         self.present = False
         self.embed = False
         self.figures: list = []
-        self.secondary: list[pn.viewable.Viewable] = []  # hidden in the presenter view
-        self.transport = Transport(state)
+        # Hidden in the presenter view. Add layouts (pn.Column), not bare Bokeh panes: a Bokeh
+        # pane hidden and shown again does not come back.
+        self.secondary: list[pn.viewable.Viewable] = []
+        self.batch = contextlib.nullcontext  # replaced in the browser: one patch per action
+        self.transport = Transport(state, batch=lambda: self.batch())
         self.notice = pn.pane.Alert("", alert_type="warning", visible=False,
                                     sizing_mode="stretch_width", css_classes=["lab-notice"])
         state.param.watch(self._show_notice, "notice")
@@ -80,13 +84,20 @@ class Page:
         actions = {"step": self.state.step, "back": self.state.back,
                    "play": self.state.toggle_play, "reset": self.state.reset}
         if action in actions:
-            actions[action]()
+            with self.batch():
+                actions[action]()
 
     def query(self) -> str:
         return to_query(self.state, {"embed": self.embed, "present": self.present})
 
     def csv(self) -> str:
         return self.state.csv()
+
+
+def _add_notices(state: PageState, notices: list[str]) -> None:
+    """Show the link's notices before whatever the state already warns about."""
+    if notices:
+        state.notice = " ".join([*notices, state.notice]).strip()
 
 
 def launch(make_page) -> None:
@@ -98,9 +109,10 @@ def launch(make_page) -> None:
         page = make_page()
         query = pn.state.location.search if pn.state.location else ""
         notices, flags = apply_query(page.state, query or "")
-        page.state.notice = " ".join(notices)
+        _add_notices(page.state, notices)
+        layout = page.layout  # built first, so the presenter view can hide its secondary panels
         page.set_view(present=flags["present"])
-        page.layout.servable(title=page.title)
+        layout.servable(title=page.title)
 
 
 def _replace_html_sanitizer() -> None:
@@ -115,17 +127,78 @@ def _replace_html_sanitizer() -> None:
     HTML_SANITIZER._sanitize = lambda text: html.escape(text, quote=False) if "<" in text else text
 
 
+async def _render(layout):
+    """Render ``layout`` into the shell, linked to BokehJS like ``panel.io.pyodide.write``, but
+    with one difference: Panel sends each Python-side model change to BokehJS as its own patch
+    (a dozen per step on a busy page); here the changes made inside ``batch()`` go as one.
+    Returns ``batch``.
+    """
+    import js  # noqa: PLC0415
+    import panel.io.pyodide as pnpy  # noqa: PLC0415
+    import pyodide.ffi  # noqa: PLC0415
+
+    pydoc, model_json = pnpy._model_json(layout, TARGET)
+    views = await js.window.Bokeh.embed.embed_item(js.JSON.parse(model_json))
+    jsdoc = list(views.roots)[0].model.document
+    pnpy._link_docs(pydoc, jsdoc)
+    pydoc.unhold()
+    panel_sync = [cb for cb in pydoc.callbacks._change_callbacks
+                  if getattr(cb, "__name__", "") == "pysync"]
+    if len(panel_sync) != 1:  # Panel changed: keep its own sync, unbatched
+        return contextlib.nullcontext
+    pydoc.callbacks.remove_on_change(panel_sync[0])
+    queue: list | None = None
+
+    def send(events) -> None:
+        json_patch, buffer_map = pnpy._process_document_events(pydoc, events)
+        json_patch = pyodide.ffi.to_js(json_patch, dict_converter=pnpy._dict_converter)
+        buffers = js.Map.new(js.Object.entries(pyodide.ffi.to_js(buffer_map)))
+        pnpy._patching = True
+        try:
+            jsdoc.apply_json_patch(json_patch, buffers)
+        finally:
+            pnpy._patching = False
+
+    def sync(event) -> None:
+        if getattr(event, "setter", None) == "js":
+            return
+        if queue is None:
+            send([event])
+        else:
+            queue.append(event)
+
+    pydoc.on_change(sync)
+
+    @contextlib.contextmanager
+    def batch():
+        nonlocal queue
+        if queue is not None:  # already batching: the outer batch sends
+            yield
+            return
+        queue = []
+        try:
+            yield
+        finally:
+            events, queue = queue, None
+            if events:
+                send(events)
+
+    return batch
+
+
 async def _launch_in_browser(make_page) -> Page:
     import js  # noqa: PLC0415 — only exists in Pyodide
-    from panel.io.pyodide import write  # noqa: PLC0415
     from pyodide.ffi import create_proxy, to_js  # noqa: PLC0415
 
     _replace_html_sanitizer()
     page = make_page()
     notices, flags = apply_query(page.state, str(js.window.location.search))
     page.embed = flags["embed"]
+    layout = page.layout  # built first, so the presenter view can hide its secondary panels
     page.set_view(theme=str(js.window.labShell.theme()), present=flags["present"])
-    page.state.notice = " ".join(notices)
+    _add_notices(page.state, notices)
+
+    page.batch = await _render(layout)
 
     def replace_url(*_events) -> None:
         js.window.labShell.setQuery(page.query())
@@ -139,6 +212,5 @@ async def _launch_in_browser(make_page) -> Page:
         "query": create_proxy(page.query),
     }
     js.window.labPy = to_js(hooks, dict_converter=js.Object.fromEntries)
-    await write(TARGET, page.layout)
     replace_url()
     return page

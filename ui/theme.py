@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from bokeh.palettes import Colorblind8, RdBu11
 
-# Negative values blue, zero white, positive red.
-DIVERGING = tuple(reversed(RdBu11))
+# Negative values blue, zero white, positive red (RdBu11 runs from dark blue to dark red).
+DIVERGING = tuple(RdBu11)
 # Okabe-Ito without its yellow (too faint on white) and black (reserved for text).
 LINES = (Colorblind8[0], Colorblind8[5], Colorblind8[3], Colorblind8[6], Colorblind8[1], Colorblind8[4])
 
