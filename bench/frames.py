@@ -1,0 +1,186 @@
+"""Steps per second while playing at full speed, on each page of the built site in Chromium.
+
+    .venv/bin/python -m bench.frames [--seconds 4] [--repeat 3] [--steps 12]
+
+Expects dist/site (run `.venv/bin/python build.py` first); serves it on a free port in a thread
+and opens each page in headless Chromium with every plot at d = 16 and a long stream (tokens or
+pairs = 64), at the top speed (`speed=60` in the link). Per page it prints:
+
+- steps/s: Play pressed from t = 0, t read from the link (the page rewrites it on every step)
+  each time it changes, for up to `--seconds` or until the run ends; the rate over the changes
+  after the first (the first waits out the timer's period). Median of `--repeat` plays.
+- python ms/step: the synchronous time of `labPy.key("step")`: the Python step, the views'
+  updates and the one batched patch handed to BokehJS. Median over `--steps` single steps.
+- frame ms/step: from pressing Step to the next painted frame (the Python above plus BokehJS's
+  layout and repaint). Median over the same steps.
+
+Goal (issue 4): 30 steps/s or more. The figures are medians on a noisy machine; nothing is
+asserted. The hybrid page has 11 contexts, so its play lasts 10 steps.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import threading
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SITE = ROOT / "dist" / "site"
+sys.path.insert(0, str(ROOT))
+
+from serve import make_server  # noqa: E402
+from ui.pages import PAGES  # noqa: E402
+
+GOAL_STEPS_PER_S = 30.0  # issue 4
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+]
+LIVE_TIMEOUT_MS = 180_000  # cold Pyodide on two busy cores
+# Every plot at d = 16 and a stream long enough for seconds of play at the goal's rate.
+QUERIES = {
+    "running-sum": "d=16&tokens=64&speed=60",
+    "fixed-state": "d=16&pairs=64&speed=60",
+    "gates": "d=16&tokens=256&speed=60",
+    "hybrid": "speed=60",
+}
+
+# In the page, once per animation frame (so only while the main thread is free to paint): t from
+# the link, and the time each new t was seen. Until the run stops or the time is up.
+PLAY_JS = """async (seconds) => {
+  const readT = () => Number(new URLSearchParams(location.search).get("t"));
+  const frame = () => new Promise((r) => requestAnimationFrame(r));
+  await frame();
+  const first = readT();
+  const start = performance.now();
+  const changes = [];
+  let last = first;
+  window.labPy.key("play");
+  while (performance.now() - start < seconds * 1000) {
+    await frame();
+    const t = readT();
+    if (t !== last) { changes.push([performance.now() - start, t]); last = t; }
+    else if (performance.now() - start - (changes.length ? changes[changes.length - 1][0] : 0) > 1500) break;
+  }
+  return {first, changes};
+}"""
+
+# In the page: one Step, its synchronous time, and the time to the next painted frame.
+STEP_JS = """async () => {
+  await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));  // start on a quiet frame
+  const t0 = performance.now();
+  window.labPy.key("step");
+  const t1 = performance.now();
+  await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  return [t1 - t0, performance.now() - t0];
+}"""
+
+PLAYING_PY = "import ui.app; ui.app.READY.result().state.playing"
+T_MAX_PY = "import ui.app; ui.app.READY.result().state.t_max"
+
+
+def open_page(browser, url: str):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(url)
+    page.wait_for_function("window.labLive === true || window.labFailed", timeout=LIVE_TIMEOUT_MS)
+    if page.evaluate("Boolean(window.labFailed)"):
+        raise RuntimeError(f"{url} failed to start")
+    page.wait_for_timeout(1000)  # let the first paint and start-up notices settle
+    return page
+
+
+def playing(page) -> bool:
+    return bool(page.evaluate(f"window.labPyodide.runPython({PLAYING_PY!r})"))
+
+
+def play_rates(page, seconds: float) -> tuple[float, float]:
+    """One play from t = 0: (steps/s, shown/s) from Play pressed to the last new t painted.
+
+    steps/s counts every step t advanced; shown/s only the frames that painted a new t. They
+    differ when steps run back to back without letting the browser paint in between.
+    """
+    page.evaluate("window.labPy.key('reset')")
+    page.wait_for_timeout(300)
+    played = page.evaluate(PLAY_JS, seconds)
+    if playing(page):
+        page.evaluate("window.labPy.key('play')")  # pause
+    page.wait_for_timeout(300)
+    changes = played["changes"]
+    if not changes:
+        return float("nan"), float("nan")
+    elapsed_s = changes[-1][0] / 1000
+    return (changes[-1][1] - played["first"]) / elapsed_s, len(changes) / elapsed_s
+
+
+def step_times(page, steps: int) -> tuple[float, float]:
+    """Median (python ms, frame ms) over single Steps from t = 0, restarting at the run's end."""
+    t_max = int(page.evaluate(f"window.labPyodide.runPython({T_MAX_PY!r})"))
+    page.evaluate("window.labPy.key('reset')")
+    python_ms, frame_ms = [], []
+    t = 0
+    for _ in range(steps):
+        if t >= t_max:
+            page.evaluate("window.labPy.key('reset')")
+            t = 0
+        py, frame = page.evaluate(STEP_JS)
+        python_ms.append(py)
+        frame_ms.append(frame)
+        t += 1
+    return statistics.median(python_ms), statistics.median(frame_ms)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=4.0, help="longest play measured")
+    parser.add_argument("--repeat", type=int, default=3, help="plays per page (median printed)")
+    parser.add_argument("--steps", type=int, default=12, help="single steps timed per page")
+    parser.add_argument("--pages", nargs="*", help="slugs to measure (default: all)")
+    args = parser.parse_args()
+    if not (SITE / "index.html").exists():
+        sys.exit(f"error: {SITE}/index.html is missing: build the site first "
+                 "(.venv/bin/python build.py)")
+
+    from playwright.sync_api import sync_playwright  # noqa: PLC0415
+
+    server = make_server(SITE, 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    rows = []
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            for info in PAGES:
+                if args.pages and info.slug not in args.pages:
+                    continue
+                page = open_page(browser, f"{base}{info.slug}.html?{QUERIES.get(info.slug, 'speed=60')}")
+                plays = [play_rates(page, args.seconds) for _ in range(args.repeat)]
+                python_ms, frame_ms = step_times(page, args.steps)
+                page.close()
+                rate = statistics.median(r for r, _ in plays)
+                shown = statistics.median(s for _, s in plays)
+                rows.append((info.slug, rate, shown, python_ms, frame_ms))
+                print(f"[frames] {info.slug}: plays "
+                      + ", ".join(f"{r:.1f} steps/s ({s:.1f} shown/s)" for r, s in plays),
+                      flush=True)
+            browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+    print(f"\n{'page':<13} {'steps/s':>8} {'shown/s':>8} {'python ms/step':>15} "
+          f"{'frame ms/step':>14} {'goal':>5}  result (on shown/s)")
+    for slug, rate, shown, python_ms, frame_ms in rows:
+        met = "met" if shown >= GOAL_STEPS_PER_S else "not met"
+        print(f"{slug:<13} {rate:>8.1f} {shown:>8.1f} {python_ms:>15.1f} {frame_ms:>14.1f} "
+              f"{GOAL_STEPS_PER_S:>5.0f}  {met}")
+    print("\nMedians. steps/s: t advanced per second of play at speed 60; shown/s: frames that "
+          "painted a new t per second;\npython: labPy.key('step') alone; frame: Step pressed to "
+          "the next painted frame.")
+
+
+if __name__ == "__main__":
+    main()
