@@ -271,9 +271,8 @@ def build_project_wheel() -> Path:
         f"Summary: A visual simulator for linear attention and hybrid models\n{requires}").encode()
     members[f"{dist_info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: build.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
     members[f"{dist_info}/top_level.txt"] = b"sim\nui\n"
-    dest = CACHE / "project" / f"linear_attention_lab-{PROJECT_VERSION}-py3-none-any.whl"
-    if dest.exists():
-        dest.unlink()
+    # A fresh folder per build: several builds may run at once (tests, benches).
+    dest = Path(tempfile.mkdtemp(prefix="project-", dir=CACHE)) / f"linear_attention_lab-{PROJECT_VERSION}-py3-none-any.whl"
     write_wheel(dest, members, f"{dist_info}/RECORD")
     log(f"project wheel {dest.name}: {len(members)} files, {dest.stat().st_size / 1e3:.0f} kB")
     return dest
@@ -301,6 +300,107 @@ def evaluate_marker(marker: str) -> bool:
     from packaging.markers import Marker  # noqa: PLC0415 — a build-time dependency of pip's world
 
     return Marker(marker.strip()).evaluate(PYODIDE_MARKERS)
+
+
+def compile_bytecode(runtime: Path, wheels: dict[str, Path]) -> tuple[Path, dict[str, Path]]:
+    """Ship Python bytecode, so the browser does not compile every module on every visit.
+
+    Pyodide runs with sys.dont_write_bytecode, so each `import` of a .py file is compiled anew
+    in the page: most of start-up after the wheels are in. A CPython 3.12 whose bytecode magic
+    equals Pyodide 0.27.7's (Python 3.12.7, MAGIC_NUMBER cb0d0d0a, read in the browser)
+    compiles ahead of time:
+    - the pure wheels and python_stdlib.zip become bytecode-only (`mod.pyc` where `mod.py` was;
+      the stdlib zip stored uncompressed: zipimport reads it without inflating, and a
+      compressing server does better on stored entries);
+    - the project's wheel keeps its source and gains unchecked-hash `__pycache__` files, so a
+      traceback in the page still shows our lines;
+    - the official Pyodide wheels (numpy, packaging) stay exactly as verified.
+    Without such a python3.12 (LAB_PYTHON312, python3.12 on PATH, pyenv) this logs it and ships
+    source: the site works, only slower to start. Compiled files are cached by input sha256.
+    Returns the runtime folder to copy from and the wheels to ship.
+    """
+    magic = "cb0d0d0a"  # importlib.util.MAGIC_NUMBER.hex() in Pyodide 0.27.7
+    candidates = [os.environ.get("LAB_PYTHON312"), shutil.which("python3.12"),
+                  *sorted(map(str, Path.home().glob(".pyenv/versions/3.12*/bin/python3.12")), reverse=True)]
+    python = None
+    for candidate in filter(None, candidates):
+        probe = subprocess.run([candidate, "-c", "import importlib.util; print(importlib.util.MAGIC_NUMBER.hex())"],
+                               capture_output=True, text=True)
+        if probe.returncode == 0 and probe.stdout.strip() == magic:
+            python = candidate
+            break
+    if python is None:
+        log(f"no python3.12 with bytecode magic {magic} (set LAB_PYTHON312): shipping source, "
+            "the pages start slower")
+        return runtime, wheels
+    # Runs under python3.12: for each (zip, out, path prefix, keep source) writes `out`, a zip
+    # of the compiled files under the names they take in the shipped zip.
+    compiler = r"""
+import importlib._bootstrap_external as ext, importlib.util, json, sys, zipfile
+for src, out, prefix, keep_source in json.load(sys.stdin):
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as zout:
+        for name in zin.namelist():
+            if not name.endswith(".py"):
+                continue
+            source = zin.read(name)
+            try:
+                code = compile(source, prefix + name, "exec", dont_inherit=True, optimize=0)
+            except (SyntaxError, ValueError):
+                continue  # shipped as source
+            if keep_source:
+                folder, _, stem = name[:-3].rpartition("/")
+                pyc = f"{folder}/__pycache__/{stem}.{sys.implementation.cache_tag}.pyc".lstrip("/")
+                zout.writestr(pyc, ext._code_to_hash_pyc(code, importlib.util.source_hash(source), False))
+            else:
+                zout.writestr(name + "c", ext._code_to_timestamp_pyc(code, 0, 0))
+"""
+    folder = CACHE / "bytecode"
+    folder.mkdir(parents=True, exist_ok=True)
+    stdlib = runtime / "python_stdlib.zip"
+    key = lambda path: f"{magic}-{sha256(path)[:16]}"  # noqa: E731
+    targets = {name: (path, (path.parent if name == PROJECT else folder / key(path)) / path.name)
+               for name, path in wheels.items()}
+    targets["<stdlib>"] = (stdlib, folder / f"pyodide-{PINS['pyodide']['version']}-{key(stdlib)}" / stdlib.name)
+    todo = {name: (src, dest) for name, (src, dest) in targets.items() if name == PROJECT or not dest.exists()}
+    if todo:
+        log(f"compiling {len(todo)} zip(s) to bytecode with {python}")
+        work = Path(tempfile.mkdtemp(prefix="bytecode-", dir=folder))
+        try:
+            jobs = [(str(src), str(work / f"{i}.zip"),
+                     "/lib/python312.zip/" if name == "<stdlib>" else "/lib/python3.12/site-packages/",
+                     name == PROJECT) for i, (name, (src, _)) in enumerate(todo.items())]
+            result = subprocess.run([python, "-c", compiler], input=json.dumps(jobs), capture_output=True, text=True)
+            if result.returncode:
+                raise BuildError(f"compiling to bytecode failed:\n{result.stderr[-2000:]}")
+            for (name, (src, dest)), (_, compiled_zip, _, keep_source) in zip(todo.items(), jobs):
+                with zipfile.ZipFile(src) as zin, zipfile.ZipFile(compiled_zip) as zc:
+                    compiled = {n: zc.read(n) for n in zc.namelist()}
+                    members = {n: zin.read(n) for n in zin.namelist()
+                               if keep_source or n + "c" not in compiled}
+                members.update(compiled)
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                tmp = work / f"{dest.name}.part"
+                if name == "<stdlib>":
+                    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED) as zout:
+                        for n, data in sorted(members.items()):
+                            info = zipfile.ZipInfo(n, date_time=(2020, 1, 1, 0, 0, 0))
+                            info.external_attr = (0o40755 << 16 | 0x10) if n.endswith("/") else 0o644 << 16
+                            zout.writestr(info, data)
+                else:
+                    record = next(n for n in members if n.endswith(".dist-info/RECORD"))
+                    write_wheel(tmp, {n: d for n, d in members.items() if n != record}, record)
+                os.replace(tmp, dest)  # atomic: other builds may read the cache meanwhile
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    compiled_runtime = targets["<stdlib>"][1].parent
+    for name in PINS["pyodide"]["files"]:
+        if name != stdlib.name and not (compiled_runtime / name).exists():
+            shutil.copyfile(runtime / name, compiled_runtime / f"{name}.part")
+            os.replace(compiled_runtime / f"{name}.part", compiled_runtime / name)
+    sizes = [(s.stat().st_size, d.stat().st_size) for s, d in targets.values()]
+    log(f"bytecode: {len(targets) - 1} wheels and python_stdlib.zip compiled "
+        f"({sum(s for s, _ in sizes) / 1e6:.1f} MB -> {sum(d for _, d in sizes) / 1e6:.1f} MB)")
+    return compiled_runtime, {name: targets[name][1] for name in wheels}
 
 
 def write_lock(official_lock: dict, official: dict[str, Path], others: dict[str, Path]) -> dict:
@@ -359,7 +459,7 @@ def copy_static(out: Path, katex: Path) -> None:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(tar.extractfile(member).read())
     shutil.copytree(ROOT / "assets", out / "assets", dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("texts", "*.md"))
+                    ignore=shutil.ignore_patterns("texts", "*.md", "shell.html", "index.html", "sw.js"))
     log("static files: BokehJS, Panel JS/CSS, KaTeX, assets")
 
 
@@ -473,6 +573,7 @@ def main() -> None:
     official = fetch_official_wheels(official_lock)
     others = {**slim_wheels(fetch_pure_wheels()), **build_sdist_wheels(),
               PROJECT: build_project_wheel()}
+    runtime, others = compile_bytecode(runtime, others)
     lock = write_lock(official_lock, official, others)
     katex = fetch_katex()
 
@@ -488,6 +589,7 @@ def main() -> None:
     for path in [*official.values(), *others.values()]:
         copy(path, out / "pyodide" / path.name)
     (out / "pyodide" / "pyodide-lock.json").write_text(json.dumps(lock, indent=1))
+    shutil.rmtree(others[PROJECT].parent, ignore_errors=True)  # the per-build project folder
     copy_static(out, katex)
 
     packages = PINS["browser_stack"]["packages"]

@@ -56,7 +56,13 @@
   const realFetch = window.fetch.bind(window);
   window.fetch = async function (input, init) {
     const url = String(input instanceof Request ? input.url : input);
-    const response = await realFetch(input, init);
+    let response;
+    try {
+      response = await realFetch(input, init);
+    } catch (err) {  // a missing file under an integrity check rejects here, not with a 404
+      if (url.includes("/pyodide/") && !counted.failed) counted.failed = url.split("/").pop();
+      throw err;
+    }
     const isWheel = /\.(whl|zip)$/.test(url) && url.includes("/pyodide/") && !url.endsWith("python_stdlib.zip");
     if (!response.ok) {
       if (url.includes("/pyodide/")) counted.failed = `${url.split("/").pop()} (HTTP ${response.status})`;

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SITE = ROOT / "dist" / "site"
+SITE = Path(os.environ.get("LAB_SITE", ROOT / "dist" / "site"))
 SHOTS = ROOT / "screenshots"
 sys.path.insert(0, str(ROOT))
 
