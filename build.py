@@ -469,7 +469,7 @@ def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id
     from ui.pages import PAGES  # noqa: PLC0415
 
     shell = (ROOT / "assets" / "shell.html").read_text()
-    nav = [(p.slug, p.title) for p in PAGES]
+    nav = [(p.slug, p.short) for p in PAGES]
     written = []
     for page in PAGES:
         entry = ROOT / "site" / f"{page.module}.py"
@@ -486,7 +486,7 @@ def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id
             "TITLE": html.escape(page.title),
             "SUMMARY": html.escape(page.summary),
             "NAV": "".join(
-                f'<a href="{slug}.html"{" aria-current=page" if slug == page.slug else ""}>{html.escape(title.split(":")[0])}</a>'
+                f'<a href="{slug}.html"{" aria-current=page" if slug == page.slug else ""}>{html.escape(title)}</a>'
                 for slug, title in nav),
             "TEXT": text_file.read_text() if text_file.exists() else "",
             "CONFIG": json.dumps(config).replace("</", "<\\/"),

@@ -228,6 +228,18 @@ if not hasattr(pyodide.ffi, "jsnull"):
     $("dlg-share").showModal();
   }
 
+  // Follow the system's light/dark setting until the reader picks one here.
+  if (window.matchMedia) {
+    matchMedia("(prefers-color-scheme: dark)").addEventListener("change", (e) => {
+      let saved = null;
+      try { saved = localStorage.getItem("lab-theme"); } catch (err) { /* blocked storage */ }
+      if (!saved) {
+        root.dataset.theme = e.matches ? "dark" : "light";
+        if (window.labPy) window.labPy.theme(root.dataset.theme);
+      }
+    });
+  }
+
   $("btn-theme").onclick = () => setTheme(root.dataset.theme === "dark" ? "light" : "dark");
   $("btn-present").onclick = () => setPresent(!root.classList.contains("present"));
   $("btn-present").setAttribute("aria-pressed", String(root.classList.contains("present")));
