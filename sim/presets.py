@@ -79,7 +79,9 @@ PRESET_CONFIGS: dict[str, dict[str, Any]] = {
         "source": "huggingface.co/Zyphra/Zamba2-2.7B config.json: 54 Mamba-2 layers (d_model "
                   "2560, 80 heads x 64, d_state 64, d_conv 4), two shared attention blocks used "
                   "alternately at hybrid_layer_ids 6, 12, 18, 24, 30, 36, 42, 47, 51, each call "
-                  "with its own KV cache (32 KV heads x 160); Mamba n_groups 1 unverified",
+                  "with its own KV cache (32 KV heads x 160, head dim 2*2560/32); checked against "
+                  "Zyphra's Zamba2 modeling code, whose default config is the 2.7B (layers_block_type "
+                  "hybrids at 6..42 every 6, then 47, 51; mamba_ngroups 1; conv d_inner + 2*ngroups*d_state)",
         "layers": _zamba_layers(),
     },
     "recurrentgemma-2b": {
@@ -111,8 +113,9 @@ PRESET_CONFIGS: dict[str, dict[str, Any]] = {
         "source": "huggingface.co/moonshotai/Kimi-Linear-48B-A3B-Instruct config.json: 27 "
                   "layers, MLA at 3, 7, 11, 15, 19, 23, 26 (kv_lora_rank 512 + rope 64, 32 heads, "
                   "qk 128+64, v 128), KDA 32 heads x 128 x 128; Kimi Team 2025, "
-                  "arXiv:2510.26692 (up to 75% less KV cache than full MLA); KDA short-conv "
-                  "channels (q, k, v: 3*32*128) unverified",
+                  "arXiv:2510.26692 (up to 75% less KV cache than full MLA); KDA keeps "
+                  "separate q, k and v short convolutions (q_conv1d, k_conv1d, v_conv1d; kernel "
+                  "short_conv_kernel_size 4), so conv channels 3*32*128",
         "layers": _from_pattern("KKKM" * 6 + "KKM", {
             "K": {"kind": "recurrent", "label": "KDA", "state_shape": [32, 128, 128],
                   "conv_channels": 3 * 32 * 128, "conv_kernel": 4},
@@ -136,7 +139,7 @@ PRESET_CONFIGS: dict[str, dict[str, Any]] = {
                   "(24 Mamba-2, 4 attention at 7, 18, 29, 40, 24 MLP), 8 KV heads x 128; "
                   "Mamba-2 128 heads x 64, d_state 128, n_groups 8, conv kernel 4 "
                   "(conv channels 8192 + 2*8*128 = 10240); NVIDIA 2025, arXiv:2504.03624; "
-                  "attention positions from the pattern as recalled, unverified",
+                  "pattern checked against the NemotronHConfig defaults in transformers",
         "layers": _from_pattern(
             "M-M-M-M*-" + "M-M-M-M-M*-" * 3 + "M-M-M-M-M-", {
                 "M": {"kind": "recurrent", "label": "Mamba-2", "state_shape": [128, 64, 128],
@@ -148,8 +151,9 @@ PRESET_CONFIGS: dict[str, dict[str, Any]] = {
         "name": "Falcon-H1-7B",
         "source": "huggingface.co/tiiuae/Falcon-H1-7B-Base config.json: 44 layers, attention "
                   "(2 KV heads x 128) and Mamba-2 (24 heads x 128, d_state 256, conv kernel 4) "
-                  "in parallel in every layer; Falcon-H1 report 2025, arXiv:2507.22448; Mamba "
-                  "n_groups 1 (conv channels 3072 + 2*256) unverified",
+                  "in parallel in every layer; Falcon-H1 report 2025, arXiv:2507.22448; "
+                  "mamba_d_ssm 3072, mamba_n_groups 1 (conv channels 3072 + 2*256) as in copies of "
+                  "the published config.json",
         "layers": [
             {"kind": "attention", "count": 44, "kv_heads": 2, "head_dim": 128},
             {"kind": "recurrent", "label": "Mamba-2", "count": 44, "parallel": True,
