@@ -192,6 +192,14 @@ async def _launch_in_browser(make_page) -> Page:
 
     _replace_html_sanitizer()
     page = make_page()
+
+    def report(error: Exception) -> None:
+        # A failure inside a callback must not leave the page silently stuck: say so on the
+        # page; the settings and the picture the user had stay as they were.
+        js.console.error(f"{type(error).__name__}: {error}")
+        page.state.notice = f"That change could not be applied ({type(error).__name__}: {error})."
+
+    pn.config.exception_handler = report
     notices, flags = apply_query(page.state, str(js.window.location.search))
     page.embed = flags["embed"]
     layout = page.layout  # built first, so the presenter view can hide its secondary panels
