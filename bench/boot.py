@@ -1,0 +1,309 @@
+"""Cold start-up of every page in headless Chromium, against the floor of a bare Pyodide + numpy.
+
+    .venv/bin/python bench/boot.py [--runs 3] [--pages running-sum,gates] [--breakdown]
+
+Serves dist/site on a free port (serve.py, in a thread) and loads each page cold: a fresh browser
+context per load, service workers blocked. Per page it prints the medians over the runs of
+
+- MB: bytes received (CDP Network.loadingFinished encodedDataLength, as served: uncompressed)
+  and, beside it, what the same files weigh gzipped (what a compressing host would send);
+- paint: the first paint (performance 'first-contentful-paint', else 'first-paint');
+- pyodide / wheels / live: window.labTimings, ms from navigation start;
+- live / floor, where the floor is a bare page from the same dist/site that only starts Pyodide
+  and imports numpy (written to dist/site/bench-floor.html for the run, deleted afterwards).
+
+Goal (issue 3): the first page live within 3x the floor. Timings are printed, never asserted.
+
+--breakdown also times, inside each page's cold start, the Python side of going live: the imports
+of numpy, bokeh, panel, ui.app and ui.pages.<module>, building the page object, its layout and
+figures, and rendering it into BokehJS (a timing preamble is slipped in front of the entry script
+through a wrapped loadPyodide; nothing in dist/site changes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import statistics
+import sys
+import threading
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SITE = ROOT / "dist" / "site"
+sys.path.insert(0, str(ROOT))
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+]
+FLOOR_NAME = "bench-floor.html"
+FLOOR_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>bench floor: Pyodide + numpy</title></head>
+<body><p>Floor: Pyodide + import numpy</p>
+<script src="pyodide/pyodide.js"></script>
+<script>
+"use strict";
+window.labTimings = { start: performance.now() };
+(async () => {
+  const pyodide = await loadPyodide({ indexURL: new URL("pyodide/", location.href).href });
+  labTimings.pyodide = performance.now();
+  await pyodide.loadPackage(["numpy"], { messageCallback: () => {} });
+  labTimings.packages = performance.now();
+  pyodide.runPython("import numpy");
+  labTimings.live = performance.now();
+  window.labPyodide = pyodide;
+  window.labLive = true;
+})().catch((e) => { window.labFailed = String(e); });
+</script></body></html>
+"""
+
+# Times the Python side of going live. Runs in front of the entry script (the shell's
+# `CONFIG.code + "import ui.app; await ui.app.READY"`); results land in window.labBreakdown.
+PREAMBLE = r'''
+import time as _bt
+_bt_marks = {}
+def _bt_time(key, fn):
+    t0 = _bt.perf_counter()
+    try:
+        return fn()
+    finally:
+        _bt_marks[key] = (_bt.perf_counter() - t0) * 1000
+import importlib as _bt_il
+for _bt_mod in ("numpy", "bokeh", "bokeh.plotting", "panel", "ui.app", "ui.pages.__MODULE__"):
+    _bt_time("import " + _bt_mod, lambda: _bt_il.import_module(_bt_mod))
+import ui.app as _bt_app
+_bt_layout = _bt_app.Page.layout
+_bt_app.Page.layout = property(lambda self: _bt_time("layout (main(), figures)", lambda: _bt_layout.fget(self)))
+_bt_set_view = _bt_app.Page.set_view
+_bt_app.Page.set_view = lambda self, **kw: _bt_time("set_view (theme)", lambda: _bt_set_view(self, **kw)) if "set_view (theme)" not in _bt_marks else _bt_set_view(self, **kw)
+_bt_render = _bt_app._render
+async def _bt_timed_render(layout):
+    t0 = _bt.perf_counter()
+    try:
+        return await _bt_render(layout)
+    finally:
+        _bt_marks["render (model json, BokehJS embed)"] = (_bt.perf_counter() - t0) * 1000
+        import js
+        from pyodide.ffi import to_js
+        js.window.labBreakdown = to_js(_bt_marks, dict_converter=js.Object.fromEntries)
+_bt_app._render = _bt_timed_render
+_bt_launch = _bt_app.launch
+def _bt_timed_launch(make_page):
+    return _bt_launch(lambda: _bt_time("page object (state, controls)", make_page))
+_bt_app.launch = _bt_timed_launch
+'''
+
+# Wraps loadPyodide (defined by pyodide.js) so that the entry script's run gets PREAMBLE first.
+INIT_SCRIPT = """
+(() => {
+  let real = null;
+  const preamble = %s;
+  const wrapped = async (opts) => {
+    const py = await real(opts);
+    const run = py.runPythonAsync.bind(py);
+    py.runPythonAsync = (code, o) => {
+      if (code.includes("await ui.app.READY")) {
+        window.labEntryStart = performance.now();
+        code = preamble + "\\n" + code;
+      }
+      return run(code, o);
+    };
+    return py;
+  };
+  Object.defineProperty(window, "loadPyodide", {
+    configurable: true,
+    get: () => (real ? wrapped : undefined),
+    set: (f) => { if (typeof f === "function") real = f; },
+  });
+})();
+"""
+
+
+def chromium_launch(playwright):
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+
+_gzip_cache: dict[Path, int] = {}
+
+
+def gzip_size(path: Path) -> int:
+    if path not in _gzip_cache:
+        _gzip_cache[path] = len(gzip.compress(path.read_bytes(), 6)) if path.is_file() else 0
+    return _gzip_cache[path]
+
+
+def load_once(browser, url: str, base: str, *, timeout_ms: int, preamble: str | None = None) -> dict:
+    """One cold load; returns bytes, paint and labTimings (ms), or {'error': ...}."""
+    context = browser.new_context(service_workers="block")
+    try:
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("console", lambda m: errors.append(m.text[:300]) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"[:300]))
+        if preamble is not None:
+            page.add_init_script(INIT_SCRIPT % json.dumps(preamble))
+        cdp = context.new_cdp_session(page)
+        urls: dict[str, str] = {}
+        received: dict[str, int] = {}
+        cdp.on("Network.responseReceived", lambda e: urls.__setitem__(e["requestId"], e["response"]["url"]))
+        cdp.on("Network.loadingFinished",
+               lambda e: received.__setitem__(e["requestId"], int(e["encodedDataLength"])))
+        cdp.send("Network.enable")
+        cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
+        page.goto(url, wait_until="commit")
+        page.wait_for_function("window.labLive === true || !!window.labFailed", timeout=timeout_ms,
+                               polling=50)
+        result = page.evaluate("""() => ({
+            failed: window.labFailed || null,
+            timings: window.labTimings,
+            entry: window.labEntryStart || null,
+            breakdown: window.labBreakdown || null,
+            paint: Object.fromEntries(performance.getEntriesByType('paint').map(e => [e.name, e.startTime])),
+        })""")
+        page.wait_for_timeout(200)  # let the last loadingFinished events arrive
+        cdp.detach()
+        paths = [SITE / u[len(base):].split("?")[0] for rid, u in urls.items()
+                 if rid in received and u.startswith(base)]
+        result.update(bytes=sum(received.values()), gzip=sum(gzip_size(p) for p in paths),
+                      errors=errors)
+        return result
+    finally:
+        context.close()
+
+
+def median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def fmt_s(ms) -> str:
+    return "   -  " if ms is None else f"{ms / 1000:6.2f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3, help="cold loads per page (default 3)")
+    parser.add_argument("--pages", default="", help="comma-separated slugs (default: all pages)")
+    parser.add_argument("--breakdown", action="store_true",
+                        help="also time imports, page construction and first render inside the page")
+    parser.add_argument("--timeout", type=float, default=180, help="seconds per load before giving up")
+    parser.add_argument("--site", type=Path, default=None, help="the built site (default dist/site)")
+    args = parser.parse_args()
+    global SITE
+    SITE = (args.site or SITE).resolve()
+
+    if not (SITE / "index.html").exists():
+        sys.exit(f"error: {SITE}/index.html is missing: build the site first "
+                 "(`make build` or `.venv/bin/python build.py`)")
+    if not Path(CHROMIUM).exists():
+        sys.exit(f"error: {CHROMIUM} is missing (Debian: apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    from serve import make_server
+    from ui.pages import PAGES
+
+    pages = [p for p in PAGES if not args.pages or p.slug in args.pages.split(",")]
+    pages = [p for p in pages if (SITE / f"{p.slug}.html").exists()]
+    if not pages:
+        sys.exit("error: no page of ui.pages.PAGES is in dist/site")
+
+    floor_file = SITE / FLOOR_NAME
+    floor_file.write_text(FLOOR_PAGE)
+    server = make_server(SITE, 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    targets = [("floor (Pyodide + numpy)", FLOOR_NAME, None)]
+    for p in pages:
+        targets.append((p.slug, f"{p.slug}.html",
+                        PREAMBLE.replace("__MODULE__", p.module) if args.breakdown else None))
+    results: dict[str, list[dict]] = {name: [] for name, _, _ in targets}
+    try:
+        with sync_playwright() as pw:
+            browser = chromium_launch(pw)
+            try:
+                for run in range(args.runs):  # interleaved, so drifting load hits all alike
+                    for name, file, preamble in targets:
+                        r = load_once(browser, base + file, base, timeout_ms=int(args.timeout * 1000),
+                                      preamble=preamble)
+                        results[name].append(r)
+                        t = r["timings"] or {}
+                        state = f"FAILED: {r['failed']}" if r["failed"] else f"live {t.get('live', 0) / 1000:.2f} s"
+                        print(f"  run {run + 1}/{args.runs} {name:24s} {state}"
+                              f"{'  console errors: ' + str(len(r['errors'])) if r['errors'] else ''}",
+                              file=sys.stderr, flush=True)
+            finally:
+                browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+        floor_file.unlink(missing_ok=True)
+
+    report(targets, results, args.runs)
+
+
+def report(targets, results, runs: int) -> None:
+    floor_name = targets[0][0]
+
+    def summary(rs):
+        ok = [r for r in rs if not r["failed"]]
+        paint = [r["paint"].get("first-contentful-paint", r["paint"].get("first-paint")) for r in ok]
+        return {
+            "ok": len(ok), "bytes": median([r["bytes"] for r in ok]), "gzip": median([r["gzip"] for r in ok]),
+            "paint": median(paint), "pyodide": median([r["timings"].get("pyodide") for r in ok]),
+            "packages": median([r["timings"].get("packages") for r in ok]),
+            "live": median([r["timings"].get("live") for r in ok]),
+            "errors": sorted({e for r in rs for e in r["errors"]}),
+            "failed": sorted({r["failed"] for r in rs if r["failed"]}),
+        }
+
+    stats = {name: summary(results[name]) for name, _, _ in targets}
+    floor_live = stats[floor_name]["live"]
+    print(f"\nCold start, median of {runs} run(s); seconds from navigation start; "
+          "MB as served (uncompressed) / gzipped")
+    header = f"{'page':26s} {'MB':>6s} {'gz MB':>6s} {'paint':>6s} {'pyodide':>7s} {'wheels':>6s} {'live':>6s} {'live/floor':>10s}"
+    print(header)
+    print("-" * len(header))
+    for name, _, _ in targets:
+        s = stats[name]
+        ratio = (f"{s['live'] / floor_live:9.2f}x" if s["live"] and floor_live else "         -")
+        mb = f"{s['bytes'] / 1e6:6.1f}" if s["bytes"] else "     -"
+        gz = f"{s['gzip'] / 1e6:6.1f}" if s["gzip"] else "     -"
+        print(f"{name:26s} {mb} {gz} {fmt_s(s['paint'])} {fmt_s(s['pyodide']):>7s} "
+              f"{fmt_s(s['packages'])} {fmt_s(s['live'])} {ratio}"
+              f"{'' if s['ok'] == runs else '  (' + str(runs - s['ok']) + ' failed)'}")
+    for name, _, _ in targets:
+        for e in stats[name]["failed"]:
+            print(f"  {name}: failed: {e}")
+        for e in stats[name]["errors"][:5]:
+            print(f"  {name}: console error: {e}")
+    first = targets[1][0] if len(targets) > 1 else None
+    if first and stats[first]["live"] and floor_live:
+        ratio = stats[first]["live"] / floor_live
+        print(f"\nGoal: first page ({first}) live within 3x the floor: "
+              f"{ratio:.2f}x -> {'met' if ratio <= 3 else 'NOT met'}")
+
+    breakdowns = {name: [r for r in results[name] if r.get("breakdown")] for name, _, _ in targets[1:]}
+    if any(breakdowns.values()):
+        print("\nWhere the time after 'wheels' goes (ms, median; imports in this order, each "
+              "counting only what the earlier ones did not load)")
+        for name, rs in breakdowns.items():
+            if not rs:
+                continue
+            keys = list(rs[0]["breakdown"])
+            print(f"  {name}:")
+            pre = median([r["entry"] - r["timings"]["packages"] for r in rs if r["entry"]])
+            print(f"    {'wheels installed -> entry script starts':44s} {pre:7.0f}")
+            for key in keys:
+                print(f"    {key:44s} {median([r['breakdown'].get(key) for r in rs]):7.0f}")
+            tail = median([r["timings"]["live"] - r["entry"] - sum(r["breakdown"].values())
+                           for r in rs if r["entry"]])
+            print(f"    {'rest (entry script, hooks, live)':44s} {tail:7.0f}")
+
+
+if __name__ == "__main__":
+    main()
