@@ -86,8 +86,15 @@ def make_values(n: int, d_v: int, seed: int = 0) -> Array:
     return rng.standard_normal((check_positive_int("n", n), check_positive_int("d_v", d_v)))
 
 
-def _errors(retrieved: Array, values: Array) -> Array:
-    return np.linalg.norm(retrieved - values, axis=1) / np.linalg.norm(values, axis=1)
+def relative_error(retrieved: Array, target: Array) -> Array:
+    """‖ŷ_i − v_i‖ / ‖v_i‖ per row: retrieved (n, d_v), target (n, d_v) → (n,).
+
+    0 is exact recall; 1 is as bad as retrieving nothing (ŷ = 0).
+    """
+    return np.linalg.norm(retrieved - target, axis=-1) / np.linalg.norm(target, axis=-1)
+
+
+_errors = relative_error
 
 
 def _softmax_lookup(keys: Array, values: Array, scale: float) -> Array:
@@ -157,3 +164,51 @@ def recall_curve(rule: str, kind: str, d: int, ns: Any = None, rho: float = 0.0,
             retrieved = _read(rule, trace.states[n - 1], z, keys[:n], params)
             means[j] = _errors(retrieved, values[:n]).mean()
     return {"n": ns, "load": ns / d, "mean_error": means}
+
+
+def recall_after_each_write(rule: str, keys: Any, values: Any, **params: Any) -> tuple[Array, Array]:
+    """The recall of every pair written so far, after each write, in one pass over the writes.
+
+    keys (n, d_k), values (n, d_v); params as for `recall`. Returns (errors, retrieved):
+    errors (n, n), row t − 1 = the relative error of pair i after t writes (NaN for i ≥ t, not
+    written yet); retrieved (n, n, d_v), row t − 1 = ŷ_i read from S_t (NaN for i ≥ t).
+    Row t − 1 equals `recall(rule, keys[:t], values[:t], **params)`.
+    """
+    check_choice("rule", rule, RULES)
+    K = check_array("keys", keys, (None, None), "(n, d_k)")
+    V = check_array("values", values, (K.shape[0], None), "(n, d_v)")
+    if np.any(np.linalg.norm(V, axis=1) == 0.0):
+        raise ValueError("values: every value needs a non-zero norm (errors are relative to ‖v‖)")
+    n, d_v = V.shape
+    written = np.arange(n)[None, :] < np.arange(1, n + 1)[:, None]  # (t, i): pair i in S_t
+    if rule == "softmax":
+        scale = params.get("scale")
+        s = 1.0 / math.sqrt(K.shape[1]) if scale is None else check_float(
+            "scale", scale, 0.0, 1e12, low_open=False, accepted="[0, 1e12]")
+        scores = s * (K @ K.T)  # (n, n): query i against stored key j
+        # Online softmax over the stored keys, one write at a time: a running maximum per query
+        # keeps exp() in range, the weighted sum and the total are rescaled when it grows.
+        top = np.full(n, -np.inf)
+        total = np.zeros(n)
+        blend = np.zeros((n, d_v))
+        rows = np.empty((n, n, d_v))
+        for t in range(n):
+            new_top = np.maximum(top, scores[:, t])
+            shrink = np.exp(top - new_top)  # (n,)
+            w = np.exp(scores[:, t] - new_top)
+            total = total * shrink + w
+            blend = blend * shrink[:, None] + w[:, None] * V[t]
+            top = new_top
+            rows[t] = blend / total[:, None]
+    else:
+        trace = run(rule, K, K, V, keep_states=True, **params)
+        if rule == "linear":
+            phi = apply_feature_map(params.get("feature_map", "identity"), K)  # (n, d_k)
+            rows = phi[None] @ trace.states  # (t, i, d_v): row t − 1 reads S_t with every key
+            if params.get("normalize", False):
+                rows = rows / (trace.z @ phi.T)[:, :, None]
+        else:
+            rows = K[None] @ trace.states
+    retrieved = np.where(written[:, :, None], rows, np.nan)
+    errors = np.where(written, relative_error(rows, V[None, :, :]), np.nan)
+    return errors, retrieved

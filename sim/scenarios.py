@@ -157,3 +157,29 @@ def worked_example() -> Stream:
     return Stream(q, k, v, ("k1 → v1", "k2 → v2"),
                   "Two keys, two values, one query: divide by the total score.",
                   targets=np.array([[2.0, 0.0], [0.5, 3.0]]))
+
+
+# Spread of data-dependent gates around their chosen value: wide enough that the per-token
+# variation shows, narrow enough that the chosen value stays the typical gate.
+ALPHA_SPREAD = 0.1
+BETA_SPREAD = 0.25
+ALPHA_FLOOR = 0.01  # decay gates stay in (0, 1]
+BETA_MAX = 2.0  # write strengths stay in [0, 2]
+
+
+def draw_gates(T: int, d_k: int, alpha: float, beta: float, seed: int = 0) -> dict[str, Array]:
+    """Per-token gates drawn around chosen values from the seed, kept inside their ranges.
+
+    α_t = clip(α + 0.1 ε, 0.01, 1) and β_t = clip(β + 0.25 ε, 0, 2), ε standard normal. Returns
+    alpha (T,) for scalar-gated rules, alpha_channel (T, d_k) for per-channel decay (GLA, KDA),
+    beta (T,). Drawn from a generator of its own ([seed, 7]), so the token streams of the same
+    seed are unchanged.
+    """
+    T, d_k = check_positive_int("T", T), check_positive_int("d_k", d_k)
+    rng = np.random.default_rng([_seed(seed), 7])
+    return {
+        "alpha": np.clip(alpha + ALPHA_SPREAD * rng.standard_normal(T), ALPHA_FLOOR, 1.0),
+        "alpha_channel": np.clip(alpha + ALPHA_SPREAD * rng.standard_normal((T, d_k)),
+                                 ALPHA_FLOOR, 1.0),
+        "beta": np.clip(beta + BETA_SPREAD * rng.standard_normal(T), 0.0, BETA_MAX),
+    }
