@@ -33,13 +33,25 @@ class Heatmap:
 
     Row i is drawn at the top for i = 0 (matrix orientation). The colour scale is diverging,
     centred on zero; ``set_range`` fixes it (e.g. over a whole run, so colours compare across t).
+    Cell numbers are printed when there are at most 64 cells, in white on cells darker than
+    DARK of the scale's limit (``contrast``) so they stay readable; call ``set_range`` before
+    ``update``, the ink is chosen against the current limit.
+
+    A step sends only what changed: the cell values (and the numbers and their ink while they
+    are shown), never the cell positions, and the colour scale only when its limit moves.
     """
+
+    DARK = 0.55  # beyond this fraction of the colour scale's limit a cell is too dark for black ink
+    MAX_LABELLED = 64  # cells; beyond this the numbers do not fit and hover gives them
+    INK, INK_ON_DARK = "#1f2328", "#ffffff"
 
     def __init__(self, title: str, rows: int, cols: int, *, row_label: str, col_label: str,
                  row_symbol: str = "i", col_symbol: str = "j", width: int = 300, height: int = 300,
-                 colorbar: bool = True, show_values: bool = True, value_name: str = "value"):
+                 colorbar: bool = True, show_values: bool = True, value_name: str = "value",
+                 contrast: bool = True):
         self.rows, self.cols = rows, cols
         self.show_values = show_values
+        self.contrast = contrast
         self.mapper = LinearColorMapper(palette=DIVERGING, low=-1.0, high=1.0)
         self.source = ColumnDataSource(self._cells(np.zeros((rows, cols))))
         self.fig = figure(title=title, width=width, height=height, tools=TOOLS,
@@ -48,9 +60,10 @@ class Heatmap:
         self.fig.toolbar.logo = None
         self.cells = self.fig.rect("x", "y", 1, 1, source=self.source, line_color="#ffffff",
                                    line_alpha=0.5, fill_color={"field": "value", "transform": self.mapper})
+        ink = {"field": "ink"} if contrast else self.INK
         self.labels = self.fig.text("x", "y", text="label", source=self.source, text_align="center",
-                                    text_baseline="middle", text_font_size="11px", text_color="#1f2328")
-        self.labels.visible = show_values and rows * cols <= 64
+                                    text_baseline="middle", text_font_size="11px", text_color=ink)
+        self.labels.visible = self._labelled()
         self.fig.add_tools(HoverTool(renderers=[self.cells], tooltips=[
             (f"{row_symbol}, {col_symbol}", "@y, @x"), (value_name, "@value{0.000000}")]))
         self.fig.xaxis.axis_label = col_label
@@ -63,11 +76,20 @@ class Heatmap:
                            width=10, label_standoff=6, padding=4)
             self.fig.add_layout(bar, "right")
 
+    def _labelled(self) -> bool:
+        return self.show_values and self.rows * self.cols <= self.MAX_LABELLED
+
+    def _text(self, values: np.ndarray) -> dict:
+        """The cell numbers and their ink."""
+        limit = max(abs(self.mapper.high or 1.0), 1e-300)
+        ink = np.where(np.abs(values) > self.DARK * limit, self.INK_ON_DARK, self.INK)
+        return {"label": [_fmt(v) for v in values], "ink": ink.tolist()}
+
     def _cells(self, matrix: np.ndarray) -> dict:
         rows, cols = matrix.shape
         y, x = np.divmod(np.arange(rows * cols), cols)
         values = matrix.ravel().astype(float)
-        return {"x": x, "y": y, "value": values, "label": [_fmt(v) for v in values]}
+        return {"x": x, "y": y, "value": values, **self._text(values)}
 
     def update(self, matrix: np.ndarray) -> None:
         """Show a new matrix of the same or a new shape (one data patch)."""
@@ -80,13 +102,20 @@ class Heatmap:
             self.fig.y_range.start = self.rows - 0.5
             self.fig.xaxis.ticker = list(range(self.cols))
             self.fig.yaxis.ticker = list(range(self.rows))
-            self.labels.visible = self.show_values and self.rows * self.cols <= 64
-        self.source.data = self._cells(matrix)
+            self.labels.visible = self._labelled()
+            self.source.data = self._cells(matrix)
+            return
+        values = matrix.ravel()  # a new array: BokehJS receives it as one binary column
+        if self.labels.visible:
+            self.source.data.update(value=values, **self._text(values))
+        else:  # the numbers are hidden: leave them, only the colours change
+            self.source.data.update(value=values)
 
     def set_range(self, limit: float) -> None:
-        """Fix the colour scale to [-limit, limit]."""
+        """Fix the colour scale to [-limit, limit] (nothing is sent if it is already there)."""
         limit = float(limit) if np.isfinite(limit) and limit > 0 else 1.0
-        self.mapper.update(low=-limit, high=limit)
+        if self.mapper.low != -limit or self.mapper.high != limit:
+            self.mapper.update(low=-limit, high=limit)
 
 
 class LinePlot:

@@ -76,7 +76,7 @@ def test_stepping_shows_sims_state_write_and_outputs(page):
         np.testing.assert_allclose(heat(page.write_map), step.write, rtol=0, atol=0)
         np.testing.assert_allclose(heat(page.z_map)[:, 0], state.z, rtol=0, atol=0)
         assert page.S_map.fig.title.text.startswith("State S")
-        assert f"t = {t}" in page.write_map.fig.title.text
+        assert f"<b>t = {t}</b>" in page.state_readout.object
         # the memory stack holds t rows of k and t rows of v
         assert len(page.memory.rows.data["left"]) == 2 * t
         assert page.work.marker.location == t

@@ -28,34 +28,8 @@ DELTA_RULES = ("deltanet", "gated_deltanet", "kda")
 LABELS = {name: sim.RULE_INFO[name].label for name in GATED_RULES}
 MIN_RULES, MAX_RULES = 2, 4
 
-# Spread of the data-dependent gates around the chosen value (then clipped to the valid range):
-# wide enough that the per-token variation is visible in the plots, narrow enough that the
-# knob still sets the typical gate.
-ALPHA_SPREAD = 0.1
-BETA_SPREAD = 0.25
-ALPHA_FLOOR = 0.01  # α must stay in (0, 1]
 REWRITE_EVERY = 3  # the overwrite stream rewrites its key every 3 tokens (sim's default)
 VOCABULARY_SIZE = 4
-
-
-def relative_error(retrieved: np.ndarray, target: np.ndarray) -> np.ndarray:
-    """‖ŷ_t − v_t‖ / ‖v_t‖ per row: (T, d_v), (T, d_v) → (T,). The measure sim.recall reports."""
-    return np.linalg.norm(retrieved - target, axis=1) / np.linalg.norm(target, axis=1)
-
-
-def draw_gates(T: int, d_k: int, alpha: float, beta: float, seed: int) -> dict[str, np.ndarray]:
-    """Per-token gates drawn around the knobs' values from the seed, kept inside their ranges.
-
-    Returns alpha (T,) for the scalar-gated rules, alpha_channel (T, d_k) for GLA and KDA, and
-    beta (T,). A stream of its own ([seed, 7]) so that the token stream does not change.
-    """
-    rng = np.random.default_rng([seed, 7])
-    return {
-        "alpha": np.clip(alpha + ALPHA_SPREAD * rng.standard_normal(T), ALPHA_FLOOR, 1.0),
-        "alpha_channel": np.clip(alpha + ALPHA_SPREAD * rng.standard_normal((T, d_k)),
-                                 ALPHA_FLOOR, 1.0),
-        "beta": np.clip(beta + BETA_SPREAD * rng.standard_normal(T), 0.0, 2.0),
-    }
 
 
 class GatesState(PageState):
@@ -122,7 +96,7 @@ class GatesState(PageState):
     def _gates(self, T: int) -> dict[str, np.ndarray]:
         """Per-token gates: constant unless data-dependent (RetNet's γ is fixed by design)."""
         if self.data_dependent_gates:
-            return draw_gates(T, self.d, self.alpha, self.beta, self.seed)
+            return scenarios.draw_gates(T, self.d, self.alpha, self.beta, self.seed)
         return {"alpha": np.full(T, self.alpha), "alpha_channel": np.full((T, self.d), self.alpha),
                 "beta": np.full(T, self.beta)}
 
@@ -218,8 +192,8 @@ class GatesState(PageState):
             runs[rule] = {
                 "states": newest.states,  # (T, d_k, d_v)
                 "norm": np.linalg.norm(newest.states, axis=(1, 2)),  # (T,) ‖S_t‖_F
-                "error_newest": relative_error(newest.outputs, new_target),  # (T,)
-                "error_old": relative_error(old.outputs, old_target),  # (T,)
+                "error_newest": sim.recall.relative_error(newest.outputs, new_target),  # (T,)
+                "error_old": sim.recall.relative_error(old.outputs, old_target),  # (T,)
                 "gates": kwargs,
             }
         steps = self._steps(inspected, new_q, k, v, runs[inspected]["gates"])
@@ -279,24 +253,6 @@ class GatesState(PageState):
 
 
 # ---------------------------------------------------------------------------------------------
-class ContrastHeatmap(Heatmap):
-    """ui.views.Heatmap whose cell numbers turn white on dark cells (as on the running-sum page).
-    Call ``set_range`` before ``update``: the ink is chosen against the current limit."""
-
-    DARK = 0.55  # beyond this fraction of the colour scale's limit a cell is too dark for black
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.labels.glyph.text_color = {"field": "ink"}
-
-    def _cells(self, matrix: np.ndarray) -> dict:
-        data = super()._cells(matrix)
-        limit = max(abs(self.mapper.high or 1.0), 1e-300)
-        data["ink"] = ["#ffffff" if abs(x) > self.DARK * limit else "#1f2328"
-                       for x in data["value"]]
-        return data
-
-
 def _thin_ticks(view: Heatmap) -> None:
     """At most about 8 tick labels per axis, so that d = 16 stays legible in a small figure."""
     for axis, n in ((view.fig.xaxis, view.cols), (view.fig.yaxis, view.rows)):
@@ -337,14 +293,14 @@ class GatesPage(Page):
         d = s.d
         cells = {"row_label": "key channel i", "col_label": "value channel j",
                  "width": self.HEAT, "height": self.HEAT}
-        self.heatmaps = [ContrastHeatmap(f"S{i}", d, d, value_name="S_ij", **cells)
+        self.heatmaps = [Heatmap(f"S{i}", d, d, value_name="S_ij", **cells)
                          for i in range(MAX_RULES)]
-        self.vectors = ContrastHeatmap("Read back and error", 3, d, row_label="",
+        self.vectors = Heatmap("Read back and error", 3, d, row_label="",
                                        col_label="value channel j", col_symbol="j",
                                        row_symbol="row", width=330, height=180, value_name="value")
         self.vectors.fig.yaxis.major_label_overrides = {0: "v", 1: "Sᵀk", 2: "v − Sᵀk"}
-        self.erased = ContrastHeatmap("Erased: β k (Sᵀk)ᵀ", d, d, value_name="erased_ij", **cells)
-        self.write = ContrastHeatmap("Written: β k vᵀ", d, d, value_name="write_ij", **cells)
+        self.erased = Heatmap("Erased: β k (Sᵀk)ᵀ", d, d, value_name="erased_ij", **cells)
+        self.write = Heatmap("Written: β k vᵀ", d, d, value_name="write_ij", **cells)
         names = [LABELS[r] for r in GATED_RULES]
         # Log scale: decay, overwrite and runaway growth all read as slopes.
         self.norm_plot = LinePlot("Size of the state ‖S‖", names, x_label="token t",

@@ -221,23 +221,6 @@ class RunningSumState(PageState):
 # ---------------------------------------------------------------------------------------------
 # Views built for this page (the shared ones are ui.views.Heatmap and LinePlot)
 
-class ContrastHeatmap(Heatmap):
-    """ui.views.Heatmap whose cell numbers turn white on dark cells, so they stay readable."""
-
-    DARK = 0.55  # beyond this fraction of the colour scale's limit a cell is too dark for black
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.labels.glyph.text_color = {"field": "ink"}
-
-    def _cells(self, matrix: np.ndarray) -> dict:
-        data = super()._cells(matrix)
-        limit = max(abs(self.mapper.high or 1.0), 1e-300)
-        data["ink"] = ["#ffffff" if abs(x) > self.DARK * limit else "#1f2328"
-                       for x in data["value"]]
-        return data
-
-
 class TokenStrip:
     """k, v and q of every token as three bands of coloured cells (tokens along x); the current
     token is boxed and the tokens still to come are veiled."""
@@ -378,12 +361,12 @@ class RunningSumPage(Page):
         super().__init__(state or RunningSumState())
         s = self.state
         self.tokens = TokenStrip()
-        self.S_map = ContrastHeatmap("State S", 4, 4, row_label="key entry i", col_label="value entry j",
+        self.S_map = Heatmap("State S (after token t)", 4, 4, row_label="key entry i", col_label="value entry j",
                              width=300, height=290, value_name="S[i, j]")
-        self.write_map = ContrastHeatmap("Added this step", 4, 4, row_label="key entry i",
+        self.write_map = Heatmap("Added at this step", 4, 4, row_label="key entry i",
                                  col_label="value entry j", width=300, height=290,
                                  value_name="φ(k)v[i, j]")
-        self.z_map = ContrastHeatmap("Key total z", 4, 1, row_label="key entry i", col_label="",
+        self.z_map = Heatmap("Key total z", 4, 1, row_label="key entry i", col_label="",
                              width=150, height=290, colorbar=False, value_name="z[i]")
         self.z_map.fig.xaxis.visible = False
         self.memory = MemoryStack()
@@ -404,6 +387,10 @@ class RunningSumPage(Page):
             self.add_figure(fig)
 
         md = {"margin": (4, 10)}
+        # The step's formula, in HTML rather than in the figures' titles: a title that changes
+        # its text re-lays-out the figure on every step; this line has a fixed height.
+        self.state_readout = pn.pane.HTML("", sizing_mode="stretch_width", height=26,
+                                          margin=(0, 10), styles={"font-size": "15px"})
         self.token_readout = pn.pane.HTML("", sizing_mode="stretch_width", **md)
         self.outputs = pn.pane.HTML("", sizing_mode="stretch_width", **md)
         self.warning = pn.pane.Alert("", alert_type="info", visible=False,
@@ -463,16 +450,7 @@ class RunningSumPage(Page):
         self.S_map.update(run.S[t])
         self.write_map.update(run.writes[t])
         self.z_map.update(run.z[t])
-        phi = "φ(k{0}) v{0}ᵀ".format(_sub(t)) if run.feature_map != "identity" else \
-            "k{0} v{0}ᵀ".format(_sub(t))
-        if t >= 1:
-            self.S_map.fig.title.text = f"State S{_sub(t)} = S{_sub(t - 1)} + {phi}"
-            self.write_map.fig.title.text = f"Added at t = {t}: {phi}"
-            self.z_map.fig.title.text = f"Key total z{_sub(t)}"
-        else:
-            self.S_map.fig.title.text = "State S₀ = 0"
-            self.write_map.fig.title.text = "Added this step: nothing yet"
-            self.z_map.fig.title.text = "Key total z₀"
+        self.state_readout.object = self._state_html(run, t)
         self._accent_write(t)
         self.memory.show(t)
         mark = max(t, 1)  # a log axis has no 0
@@ -497,6 +475,16 @@ class RunningSumPage(Page):
         self._accent_write(min(self.state.t, self.state.run.T))
 
     # Readouts ---------------------------------------------------------------------------------
+    @staticmethod
+    def _state_html(run: RunningSumRun, t: int) -> str:
+        if t == 0:
+            return "<b>t = 0</b>: S₀ = 0 and z₀ = 0; nothing added yet."
+        phi = ("φ(k{0}) v{0}ᵀ" if run.feature_map != "identity" else "k{0} v{0}ᵀ").format(_sub(t))
+        fk = ("φ(k{0})" if run.feature_map != "identity" else "k{0}").format(_sub(t))
+        return (f"<b>t = {t}</b>: S{_sub(t)} = S{_sub(t - 1)} + {phi}, the write "
+                "outlined beside it; "
+                f"z{_sub(t)} = z{_sub(t - 1)} + {fk}.")
+
     @staticmethod
     def _token_html(run: RunningSumRun, t: int) -> str:
         if t == 0:
@@ -598,8 +586,10 @@ class RunningSumPage(Page):
                          styles={"flex": "1 1 420px"})
         top = pn.FlexBox(controls, fig(self.tokens.fig), both, sizing_mode="stretch_width")
         memory = pn.Column(fig(self.memory.fig), self.memory_readout, width=370)
-        state = pn.FlexBox(fig(self.S_map.fig), fig(self.write_map.fig), fig(self.z_map.fig),
-                           memory, sizing_mode="stretch_width")
+        state = pn.Column(self.state_readout,
+                          pn.FlexBox(fig(self.S_map.fig), fig(self.write_map.fig),
+                                     fig(self.z_map.fig), memory, sizing_mode="stretch_width"),
+                          sizing_mode="stretch_width")
         total = pn.Column(fig(self.total.fig), self.cost_readout, width=370)
         # Wrapped in a Column: toggling `visible` on a bare Bokeh pane does not come back on.
         self.secondary += [total, pn.Column(fig(self.bytes.fig), width=370)]
