@@ -2,11 +2,26 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import sys
+import time
 
 import panel as pn
 
 from ui.state import PageState
+
+IN_BROWSER = sys.platform == "emscripten"
+
+
+async def _next_frame() -> None:
+    """Resolve after the browser's next animation frame (the step before it gets painted)."""
+    import js  # noqa: PLC0415 — Pyodide only
+    from pyodide.ffi import create_once_callable  # noqa: PLC0415
+
+    done = asyncio.get_event_loop().create_future()
+    js.requestAnimationFrame(create_once_callable(lambda *_: done.done() or done.set_result(None)))
+    await done
 
 
 class Transport:
@@ -44,22 +59,45 @@ class Transport:
 
     def _sync(self, *events) -> None:
         s = self.state
-        self.timeline.param.update(end=s.t_max, value=s.t)
-        self.speed.value = s.speed
+        if (self.timeline.end, self.timeline.value) != (s.t_max, s.t):
+            self.timeline.param.update(end=s.t_max, value=s.t)
+        if self.speed.value != s.speed:
+            self.speed.value = s.speed
         if self.seed.value != s.seed:
             self.seed.value = s.seed
-        self.play.name = "Pause" if s.playing else "Play"
-        self.play.button_type = "warning" if s.playing else "success"
+        label = "Pause" if s.playing else "Play"
+        if self.play.name != label:
+            self.play.param.update(name=label, button_type="warning" if s.playing else "success")
         if any(e.name in ("playing", "speed") for e in events):
             self._restart_timer()
 
     def _restart_timer(self) -> None:
         if self._timer is not None:
-            self._timer.stop()
+            if IN_BROWSER:
+                self._timer.cancel()
+            else:
+                self._timer.stop()
             self._timer = None
-        if self.state.playing:
+        if not self.state.playing:
+            return
+        if IN_BROWSER:
+            self._timer = asyncio.ensure_future(self._play_in_browser())
+        else:
             period = max(10, int(1000 / self.state.speed))
             self._timer = pn.state.add_periodic_callback(lambda: self._do(self.state.step), period=period)
+
+    async def _play_in_browser(self) -> None:
+        """Step at the chosen speed, but never faster than the browser paints.
+
+        Panel's periodic callback starts the next step at once when a step overruns its period,
+        so a play at full speed would run to the end in one block with nothing painted. Here
+        every step waits for the next animation frame, so each one is seen.
+        """
+        while self.state.playing:
+            started = time.perf_counter()
+            self._do(self.state.step)
+            await asyncio.sleep(max(1 / self.state.speed - (time.perf_counter() - started), 0))
+            await _next_frame()
 
     def panel(self) -> pn.viewable.Viewable:
         buttons = pn.Row(self.back, self.step, self.play, self.reset, margin=0,

@@ -40,8 +40,9 @@ def test_page_goes_live_steps_and_plays(context, server, slug):
 
     page.get_by_role("button", name="Play", exact=True).click()
     page.wait_for_function("+new URLSearchParams(location.search).get('t') >= 3", timeout=30_000)
-    if page.get_by_role("button", name="Pause", exact=True).count():
-        page.get_by_role("button", name="Pause", exact=True).click()
+    pause = page.get_by_role("button", name="Pause", exact=True)
+    if page.evaluate("window.labPyodide.runPython('import ui.app; ui.app.READY.result().state.playing')"):
+        pause.click(timeout=10_000)
     t_paused = page.evaluate("new URLSearchParams(location.search).get('t')")
     assert snapshot(page) != after_step, "Play changed no plot"
     page.wait_for_timeout(600)
