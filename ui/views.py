@@ -37,8 +37,9 @@ class Heatmap:
     DARK of the scale's limit (``contrast``) so they stay readable; call ``set_range`` before
     ``update``, the ink is chosen against the current limit.
 
-    A step sends only what changed: the cell values (and the numbers and their ink while they
-    are shown), never the cell positions, and the colour scale only when its limit moves.
+    The colours are one Bokeh image (a single glyph, however many cells), so a step sends one
+    small array and BokehJS repaints one bitmap; the cell borders are a static glyph that never
+    changes, and the numbers are sent only while they are shown.
     """
 
     DARK = 0.55  # beyond this fraction of the colour scale's limit a cell is too dark for black ink
@@ -52,20 +53,25 @@ class Heatmap:
         self.rows, self.cols = rows, cols
         self.show_values = show_values
         self.contrast = contrast
+        self.matrix = np.zeros((rows, cols))
         self.mapper = LinearColorMapper(palette=DIVERGING, low=-1.0, high=1.0)
-        self.source = ColumnDataSource(self._cells(np.zeros((rows, cols))))
+        self.image_source = ColumnDataSource({"image": [self.matrix.copy()]})
+        self.source = ColumnDataSource(self._cells(self.matrix))  # borders and numbers
         self.fig = figure(title=title, width=width, height=height, tools=TOOLS,
                           toolbar_location="above", x_range=(-0.5, cols - 0.5),
                           y_range=(rows - 0.5, -0.5), match_aspect=False)
         self.fig.toolbar.logo = None
-        self.cells = self.fig.rect("x", "y", 1, 1, source=self.source, line_color="#ffffff",
-                                   line_alpha=0.5, fill_color={"field": "value", "transform": self.mapper})
+        # Row 0 of the image sits at y = -0.5, the top of the flipped y range.
+        self.cells = self.fig.image(image="image", x=-0.5, y=-0.5, dw=cols, dh=rows,
+                                    color_mapper=self.mapper, source=self.image_source)
+        self.borders = self.fig.rect("x", "y", 1, 1, source=self.source, fill_alpha=0,
+                                     line_color="#ffffff", line_alpha=0.5)
         ink = {"field": "ink"} if contrast else self.INK
         self.labels = self.fig.text("x", "y", text="label", source=self.source, text_align="center",
                                     text_baseline="middle", text_font_size="11px", text_color=ink)
         self.labels.visible = self._labelled()
         self.fig.add_tools(HoverTool(renderers=[self.cells], tooltips=[
-            (f"{row_symbol}, {col_symbol}", "@y, @x"), (value_name, "@value{0.000000}")]))
+            (f"{row_symbol}, {col_symbol}", "$y{0}, $x{0}"), (value_name, "@image{0.000000}")]))
         self.fig.xaxis.axis_label = col_label
         self.fig.yaxis.axis_label = row_label
         self.fig.xaxis.ticker = list(range(cols))
@@ -80,7 +86,9 @@ class Heatmap:
         return self.show_values and self.rows * self.cols <= self.MAX_LABELLED
 
     def _text(self, values: np.ndarray) -> dict:
-        """The cell numbers and their ink."""
+        """The cell numbers and their ink (empty while the numbers are hidden)."""
+        if not self._labelled():
+            return {"label": [""] * len(values), "ink": [self.INK] * len(values)}
         limit = max(abs(self.mapper.high or 1.0), 1e-300)
         ink = np.where(np.abs(values) > self.DARK * limit, self.INK_ON_DARK, self.INK)
         return {"label": [_fmt(v) for v in values], "ink": ink.tolist()}
@@ -88,28 +96,27 @@ class Heatmap:
     def _cells(self, matrix: np.ndarray) -> dict:
         rows, cols = matrix.shape
         y, x = np.divmod(np.arange(rows * cols), cols)
-        values = matrix.ravel().astype(float)
-        return {"x": x, "y": y, "value": values, **self._text(values)}
+        return {"x": x, "y": y, **self._text(matrix.ravel())}
 
     def update(self, matrix: np.ndarray) -> None:
         """Show a new matrix of the same or a new shape (one data patch)."""
-        matrix = np.asarray(matrix, dtype=float)
+        matrix = np.array(matrix, dtype=float)  # a copy: the view must not alias caller arrays
         if matrix.ndim == 1:
             matrix = matrix[:, None]
-        if matrix.shape != (self.rows, self.cols):
+        reshaped = matrix.shape != (self.rows, self.cols)
+        self.matrix = matrix
+        if reshaped:
             self.rows, self.cols = matrix.shape
             self.fig.x_range.end = self.cols - 0.5
             self.fig.y_range.start = self.rows - 0.5
             self.fig.xaxis.ticker = list(range(self.cols))
             self.fig.yaxis.ticker = list(range(self.rows))
+            self.cells.glyph.update(dw=self.cols, dh=self.rows)
             self.labels.visible = self._labelled()
             self.source.data = self._cells(matrix)
-            return
-        values = matrix.ravel()  # a new array: BokehJS receives it as one binary column
-        if self.labels.visible:
-            self.source.data.update(value=values, **self._text(values))
-        else:  # the numbers are hidden: leave them, only the colours change
-            self.source.data.update(value=values)
+        elif self.labels.visible:
+            self.source.data.update(**self._text(matrix.ravel()))
+        self.image_source.data.update(image=[matrix])
 
     def set_range(self, limit: float) -> None:
         """Fix the colour scale to [-limit, limit] (nothing is sent if it is already there)."""

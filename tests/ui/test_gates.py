@@ -41,7 +41,7 @@ def same(a: dict, b: dict) -> bool:
 
 def heat(page: GatesPage, i: int) -> np.ndarray:
     h = page.heatmaps[i]
-    return np.asarray(h.source.data["value"]).reshape(h.rows, h.cols)
+    return np.asarray(h.image_source.data["image"][0]).reshape(h.rows, h.cols)
 
 
 @pytest.fixture
@@ -75,11 +75,11 @@ def test_stepping_shows_sims_states(page):
     for t in range(5):
         step = sim.step("deltanet", state, stream.q[t], k[t], stream.v[t], beta=1.0)
         state = step.state
-    vec = np.asarray(page.vectors.source.data["value"]).reshape(3, s.d)
+    vec = np.asarray(page.vectors.image_source.data["image"][0]).reshape(3, s.d)
     np.testing.assert_allclose(vec, np.stack([stream.v[4], step.read_back, step.error]))
-    np.testing.assert_allclose(np.asarray(page.write.source.data["value"]).reshape(s.d, s.d),
+    np.testing.assert_allclose(np.asarray(page.write.image_source.data["image"][0]).reshape(s.d, s.d),
                                step.write)
-    np.testing.assert_allclose(np.asarray(page.erased.source.data["value"]).reshape(s.d, s.d),
+    np.testing.assert_allclose(np.asarray(page.erased.image_source.data["image"][0]).reshape(s.d, s.d),
                                step.erased)
     # ‖S‖ over time is sim's norm, and the marker sits at t.
     norm = np.asarray(page.norm_plot.source.data[LABELS["linear"]])

@@ -41,7 +41,7 @@ def snapshot(page: RunningSumPage) -> dict:
 
 
 def heat(view) -> np.ndarray:
-    return np.asarray(view.source.data["value"]).reshape(view.rows, view.cols)
+    return np.asarray(view.image_source.data["image"][0]).reshape(view.rows, view.cols)
 
 
 @pytest.fixture
