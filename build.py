@@ -283,9 +283,9 @@ def wheel_metadata(path: Path) -> tuple[str, str, list[str], list[str]]:
     with zipfile.ZipFile(path) as zf:
         meta_name = next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))
         meta = email.parser.Parser().parsestr(zf.read(meta_name).decode())
-        tops = sorted({n.split("/")[0].removesuffix(".py") for n in zf.namelist()
+        tops = sorted({n.split("/")[0].removesuffix(".pyc").removesuffix(".py") for n in zf.namelist()
                        if not n.split("/")[0].endswith((".dist-info", ".data")) and
-                       (n.endswith(".py") or "/" in n)})
+                       (n.endswith((".py", ".pyc")) or "/" in n)})
     requires = []
     for req in meta.get_all("Requires-Dist") or []:
         spec, _, marker = req.partition(";")
@@ -573,6 +573,7 @@ def main() -> None:
     official = fetch_official_wheels(official_lock)
     others = {**slim_wheels(fetch_pure_wheels()), **build_sdist_wheels(),
               PROJECT: build_project_wheel()}
+    npm_runtime = runtime
     runtime, others = compile_bytecode(runtime, others)
     lock = write_lock(official_lock, official, others)
     katex = fetch_katex()
@@ -585,7 +586,10 @@ def main() -> None:
     for name in PINS["pyodide"]["files"]:
         if name != "pyodide-lock.json":
             copy(runtime / name, out / "pyodide" / name)
-            sources.append({"file": f"pyodide/{name}", "from": PINS["pyodide"]["tarball"].split("//")[1]})
+            origin = PINS["pyodide"]["tarball"].split("//")[1]
+            if sha256(runtime / name) != sha256(npm_runtime / name):
+                origin += ", compiled to bytecode by CPython 3.12 (same magic number as Pyodide's)"
+            sources.append({"file": f"pyodide/{name}", "from": origin})
     for path in [*official.values(), *others.values()]:
         copy(path, out / "pyodide" / path.name)
     (out / "pyodide" / "pyodide-lock.json").write_text(json.dumps(lock, indent=1))
@@ -629,6 +633,12 @@ def resolve(lock: dict, names: list[str]) -> list[str]:
     return seen
 
 
+def _is_bytecode(wheel: Path) -> bool:
+    with zipfile.ZipFile(wheel) as zf:
+        names = zf.namelist()
+    return any(n.endswith(".pyc") for n in names) and not any(n.endswith(".py") for n in names)
+
+
 def write_build_info(out: Path, lock, official, others, sources, pages, build_id) -> None:
     pure = PINS["pure_wheels"]
     shipped = []
@@ -643,6 +653,8 @@ def write_build_info(out: Path, lock, official, others, sources, pages, build_id
             origin = f"PyPI {name}=={entry['version']}, JavaScript removed (shipped once under static/)"
         else:
             origin = f"PyPI {name}=={pure.get(name, {}).get('version', entry['version'])}"
+        if name not in official and name != PROJECT and entry["file_name"] and _is_bytecode(out / "pyodide" / entry["file_name"]):
+            origin += ", compiled to bytecode"
         shipped.append({"file": f"pyodide/{entry['file_name']}", "sha256": entry["sha256"], "from": origin})
     info = {"build": build_id, "built_with": f"Python {sys.version.split()[0]}",
             "pyodide": PINS["pyodide"]["version"], "runtime": sources, "wheels": shipped,

@@ -111,10 +111,9 @@
       return fail("This browser cannot run WebAssembly.",
         "Use a current Chrome, Edge, Firefox or Safari, and check that WebAssembly is not switched off by a policy or an extension.");
     }
-    if (typeof loadPyodide !== "function" || !window.Bokeh) {
-      return fail("A part of the site did not load.",
-        "A script is missing or was blocked (pyodide.js or BokehJS). Reload; if it persists the site copy is incomplete: rebuild it with `make build`.");
-    }
+    const scriptsMissing = () => fail("A part of the site did not load.",
+      "A script is missing or was blocked (pyodide.js, BokehJS or Panel). Reload; if it persists the site copy is incomplete: rebuild it with `make build`.");
+    if (typeof loadPyodide !== "function") return scriptsMissing();
     const base = new URL(".", location.href);
     const at = (path) => new URL(path, base).href;
     try {
@@ -137,6 +136,8 @@
         throw new LoadError(counted.failed ? `Could not download ${counted.failed}.` : "A package failed to install.", errors.join("\n"));
       }
       timings.packages = performance.now();
+      await pageScripts;  // BokehJS and Panel, loading meanwhile
+      if (!window.Bokeh) return scriptsMissing();
       stage("start", "Starting the simulator", "", 0.85);
       await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));  // paint the stage first
       window.labShell = shellHooks;
@@ -322,6 +323,11 @@ if not hasattr(pyodide.ffi, "jsnull"):
     }
   }
 
-  renderMath();
+  // The rest of the page's scripts (KaTeX, BokehJS, Panel) run after this one.
+  const pageScripts = new Promise((resolve) => {
+    if (document.readyState !== "loading") resolve();
+    else document.addEventListener("DOMContentLoaded", resolve, { once: true });
+  });
+  pageScripts.then(renderMath);
   boot();
 })();
