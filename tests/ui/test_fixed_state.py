@@ -235,3 +235,20 @@ def test_presenter_view_hides_the_secondary_plot_even_before_the_layout_exists()
     assert page.probe_pane in page.secondary and page.probe_pane.visible is False
     page.set_view(present=False)
     assert page.probe_pane.visible is True
+
+
+def test_presenter_view_scales_figures_and_restores_them(page):
+    def sizes():
+        return [(f.width, f.height, f.title.text_font_size,
+                 [getattr(r.glyph, "line_width", None) for r in f.renderers]) for f in page.figures]
+
+    before = sizes()
+    widths = {k: w.width for k, w in page.widgets.items()}
+    page.set_view(present=True)
+    assert page.value_fig.width > 380 and page.value_fig.height > 260
+    assert page.curve_plot.fig.renderers[0].glyph.line_width > 2.5
+    assert page.widgets["d"].width > widths["d"]
+    page.set_view(theme="dark")
+    page.set_view(present=False)
+    assert sizes() == before
+    assert {k: w.width for k, w in page.widgets.items()} == widths

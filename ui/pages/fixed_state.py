@@ -20,7 +20,7 @@ from bokeh.plotting import figure
 from sim import recall as sim_recall
 from ui.app import Page
 from ui.state import PageState
-from ui.theme import LINES
+from ui.theme import LINES, scale_widgets, style_widget
 from ui.views import TOOLS, LinePlot
 
 # The rules the page compares, in the order of their colours (LINES[0], LINES[1], LINES[2]).
@@ -409,7 +409,7 @@ class FixedStatePage(Page):
                                                       color="primary", variant="outline")
         rho = _throttled(pn.widgets.FloatSlider(label="Key correlation ρ (correlated keys)",
                                                 start=0.0, end=0.95, step=0.05, value=s.rho,
-                                                width=200, disabled=s.keys != "correlated"), s, "rho")
+                                                width=250, disabled=s.keys != "correlated"), s, "rho")
         scale = pn.widgets.DiscreteSlider(label="Softmax scale s", options=self._scale_options(),
                                           value=s.scale, width=220)
         probe = pn.widgets.IntSlider.from_param(s.param.probe, label="Probe: pair number (1 = first written)",
@@ -432,9 +432,19 @@ class FixedStatePage(Page):
                                   keys, margin=0)
         self.widgets = {"d": d, "pairs": pairs, "rule": rule, "keys": keys, "rho": rho,
                         "scale": scale, "probe": probe}
+        for widget in self.widgets.values():
+            style_widget(widget)
+        scale_widgets(self._sized_widgets(), self.present)
         return pn.FlexBox(d, pairs, labelled_rule, labelled_keys, rho, scale, probe,
                           align_items="end", sizing_mode="stretch_width",
                           css_classes=["lab-controls"])
+
+    def _sized_widgets(self) -> list:
+        return [w for w in getattr(self, "widgets", {}).values() if w.width is not None]
+
+    def set_view(self, *, theme: str | None = None, present: bool | None = None) -> None:
+        super().set_view(theme=theme, present=present)
+        scale_widgets(self._sized_widgets(), self.present)  # larger type needs wider sliders
 
     def _scale_options(self) -> list[float]:
         return sorted({*SCALE_STEPS, float(self.state.scale)})

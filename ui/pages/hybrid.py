@@ -36,6 +36,7 @@ from bokeh.plotting import figure
 from sim import cache as sim_cache
 from ui.app import Page
 from ui.state import PageState
+from ui.theme import scale_widgets, set_size, style_widget
 from ui.views import TOOLS
 
 # The timeline: one context length per step, doubling from 1K (2^10) to 1M (2^20) tokens.
@@ -297,7 +298,7 @@ class LayerStrip:
         rows = max(in_layer.values(), default=1)
         self.fig.x_range.update(start=-0.5, end=model.n_layers - 0.5)
         self.fig.y_range.update(start=rows - 0.5, end=-0.5)
-        self.fig.height = 125 + 28 * rows
+        set_size(self.fig, height=125 + 28 * rows)  # scaled at once in the presenter view
         present = [k for k in KIND_LABELS if k in kinds]
         if [item.label.value for item in self.legend.items] != [KIND_LABELS[k] for k in present]:
             self.legend.items = [LegendItem(label=KIND_LABELS[k], renderers=[self.cells],
@@ -510,6 +511,11 @@ class HybridPage(Page):
     def main(self) -> pn.viewable.Viewable:
         return self._body
 
+    def set_view(self, *, theme: str | None = None, present: bool | None = None) -> None:
+        super().set_view(theme=theme, present=present)
+        if hasattr(self, "widgets"):  # larger type in the presenter view needs wider widgets
+            scale_widgets(self.widgets.values(), self.present)
+
     def _build(self) -> pn.viewable.Viewable:
         s: HybridState = self.state
         self.strips = {slot: LayerStrip(slot) for slot in "ab"}
@@ -524,17 +530,27 @@ class HybridPage(Page):
         self.sources = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10),
                                     styles={"font-size": "0.9em"})
 
+        # The dtype choices as outlined primary buttons (as on the fixed-state page): the chosen
+        # one is filled, which reads in both themes (the default style marks it by a shadow only).
+        self.widgets = {
+            "model_a": pn.widgets.Select.from_param(s.param.model_a, name="Model A", width=230),
+            "model_b": pn.widgets.Select.from_param(s.param.model_b, name="Model B (to compare)",
+                                                    width=230),
+            "kv_dtype": pn.widgets.RadioButtonGroup.from_param(
+                s.param.kv_dtype, name="KV cache dtype", width=220, button_type="primary",
+                button_style="outline"),
+            "state_dtype": pn.widgets.RadioButtonGroup.from_param(
+                s.param.state_dtype, name="State dtype", width=220, button_type="primary",
+                button_style="outline"),
+            "batch": pn.widgets.IntSlider.from_param(s.param.batch, name="Batch (sequences)",
+                                                     width=220),
+        }
+        w = self.widgets
         knobs = pn.FlexBox(
-            pn.widgets.Select.from_param(s.param.model_a, name="Model A", width=230),
-            pn.widgets.Select.from_param(s.param.model_b, name="Model B (to compare)", width=230),
-            pn.Column(pn.pane.HTML("KV cache dtype", margin=(5, 10, 0, 10)),
-                      pn.widgets.RadioButtonGroup.from_param(s.param.kv_dtype, name="KV cache dtype",
-                                                             width=220)),
-            pn.Column(pn.pane.HTML("State dtype", margin=(5, 10, 0, 10)),
-                      pn.widgets.RadioButtonGroup.from_param(s.param.state_dtype, name="State dtype",
-                                                             width=220)),
-            pn.widgets.IntSlider.from_param(s.param.batch, name="Batch (sequences)", width=220),
-            sizing_mode="stretch_width", align_items="end")
+            w["model_a"], w["model_b"],
+            pn.Column(pn.pane.HTML("KV cache dtype", margin=(5, 10, 0, 10)), w["kv_dtype"]),
+            pn.Column(pn.pane.HTML("State dtype", margin=(5, 10, 0, 10)), w["state_dtype"]),
+            w["batch"], sizing_mode="stretch_width", align_items="end")
 
         self.editor = pn.widgets.TextAreaInput(
             name="Custom model (JSON)",
@@ -545,6 +561,9 @@ class HybridPage(Page):
         apply = pn.widgets.Button(name="Apply and show as model A", button_type="primary",
                                   width=240)
         apply.on_click(self._apply_and_show)
+        for widget in (*self.widgets.values(), self.editor, apply):
+            style_widget(widget)
+        self.widgets["apply"] = apply
         self.editor.param.watch(lambda e: s.apply_custom_text(e.new), "value")
         s.param.watch(self._on_custom, ["custom", "custom_error"])
 
