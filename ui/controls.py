@@ -30,14 +30,14 @@ class Transport:
     def __init__(self, state: PageState, batch=contextlib.nullcontext):
         self.state = state
         self.batch = batch  # a context manager: the changes of one action reach the page together
-        self.back = pn.widgets.Button(name="Back", button_type="default", width=80)
-        self.step = pn.widgets.Button(name="Step", button_type="primary", width=80)
-        self.play = pn.widgets.Button(name="Play", button_type="success", width=80)
-        self.reset = pn.widgets.Button(name="Reset", button_type="default", width=80)
-        self.speed = pn.widgets.FloatSlider(name="Speed (steps/s)", start=0.5, end=60.0, step=0.5,
+        self.back = pn.widgets.Button(label="Back", color="default", width=80)
+        self.step = pn.widgets.Button(label="Step", color="primary", width=80)
+        self.play = pn.widgets.Button(label="Play", color="success", width=80)
+        self.reset = pn.widgets.Button(label="Reset", color="default", width=80)
+        self.speed = pn.widgets.FloatSlider(label="Speed (steps/s)", start=0.5, end=60.0, step=0.5,
                                             value=state.speed, width=170)
-        self.seed = pn.widgets.IntInput(name="Seed", start=0, end=2**31 - 1, value=state.seed, width=110)
-        self.timeline = pn.widgets.IntSlider(name="Token t", start=0, end=state.t_max,
+        self.seed = pn.widgets.IntInput(label="Seed", start=0, end=2**31 - 1, value=state.seed, width=110)
+        self.timeline = pn.widgets.IntSlider(label="Token t", start=0, end=state.t_max,
                                              value=state.t, sizing_mode="stretch_width", min_width=200)
         self.back.on_click(lambda _: self._do(state.back))
         self.step.on_click(lambda _: self._do(state.step))
@@ -66,8 +66,8 @@ class Transport:
         if self.seed.value != s.seed:
             self.seed.value = s.seed
         label = "Pause" if s.playing else "Play"
-        if self.play.name != label:
-            self.play.param.update(name=label, button_type="warning" if s.playing else "success")
+        if self.play.label != label:
+            self.play.param.update(label=label, color="warning" if s.playing else "success")
         if any(e.name in ("playing", "speed") for e in events):
             self._restart_timer()
 
