@@ -293,3 +293,22 @@ def test_alert_shows_warning_after_startup_notice():
     notices, _ = apply_query(p.state, "beta=1.5")
     p.state.notice = " ".join(notices)
     assert p.notice.visible and "overshoots" in p.notice.object
+
+
+def test_readouts_keep_their_size_and_show_sims_numbers(page):
+    """Each readout sends the text shown over an invisible copy of the run's longest text (one
+    per setting), so its height never changes on a step."""
+    s = page.state
+    sizers = {}
+    for t in range(s.t_max + 1):
+        s.jump(t)
+        for readout in (page.token_info, page.delta_info, page.gate_table):
+            sent = readout.pane.object
+            assert readout.object in sent
+            rest = sent.replace(readout.object, "", 1)
+            assert sizers.setdefault(id(readout), rest) == rest
+    res = s.result
+    for rule in res["rules"]:
+        assert f"‖S‖ = {res['runs'][rule]['norm'][-1]:.3g}" in page.token_info.object
+        assert f"<td>{res['runs'][rule]['error_old'][-1]:.3g}</td>" in page.gate_table.object
+    assert "<style>" not in page.gate_table.pane.object  # the table's CSS is a stylesheet

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -30,9 +32,11 @@ def snapshot(page: RunningSumPage) -> dict:
             out[f"{name}.range"] = (view.mapper.low, view.mapper.high)
         if hasattr(view, "marker"):
             out[f"{name}.marker"] = view.marker.location
-    out["box"] = dict(page.tokens.box.data_source.data)
-    out["veil"] = dict(page.tokens.veil.data_source.data)
+    for name in ("box", "veil"):
+        box = getattr(page.tokens, name)
+        out[name] = (box.left, box.right, box.top, box.bottom, box.visible)
     out["crossover"] = dict(page.memory.crossover.data_source.data)
+    out["memory.shown"] = list(page.memory.filter.indices)
     out["spans"] = [span.location for span, _ in
                     (page.work_cross, page.total_cross, page.bytes_cross)]
     for name in ("token_readout", "outputs", "memory_readout", "cost_readout"):
@@ -57,7 +61,8 @@ def test_defaults_and_empty_start(page):
         RANDOM, 4, 12, "elu+1", True, 0)
     assert s.t_max == 12
     assert np.all(heat(page.S_map) == 0) and np.all(heat(page.z_map) == 0)
-    assert len(page.memory.rows.data["left"]) == 0  # nothing cached yet
+    assert list(page.memory.filter.indices) == []  # nothing cached yet
+    assert len(page.memory.rows.data["left"]) == 2 * 12  # every row, drawn once per setting
     assert "Step" in page.token_readout.object
 
 
@@ -77,8 +82,11 @@ def test_stepping_shows_sims_state_write_and_outputs(page):
         np.testing.assert_allclose(heat(page.z_map)[:, 0], state.z, rtol=0, atol=0)
         assert page.S_map.fig.title.text.startswith("State S")
         assert f"<b>t = {t}</b>" in page.state_readout.object
-        # the memory stack holds t rows of k and t rows of v
-        assert len(page.memory.rows.data["left"]) == 2 * t
+        # the memory stack shows t rows of k and t rows of v: the first 2t of its rows
+        assert list(page.memory.filter.indices) == list(range(2 * t))
+        rows = page.memory.rows.data
+        assert [rows["what"][i] for i in (2 * t - 2, 2 * t - 1)] == [
+            f"k of token {t}: 4 numbers", f"v of token {t}: 4 numbers"]
         assert page.work.marker.location == t
     # The output both ways: the state's and the masked-matrix form's, and they agree.
     direct = run_parallel("linear", stream.q, stream.k, stream.v, feature_map="elu+1",
@@ -231,10 +239,34 @@ def test_presenter_view_hides_secondary_and_restyles(page):
     assert all(not item.visible for item in page.secondary)
     page.set_view(theme="dark", present=False)
     assert all(item.visible for item in page.secondary)
-    assert page.tokens.veil.glyph.fill_color == "#161b22"
+    assert page.tokens.veil.fill_color == "#161b22"
 
 
 def test_state_needs_no_page():
     s = RunningSumState(d=3, tokens=6)
     s.jump(6)
     assert s.run.T == 6 and s.t == 6
+
+
+def test_readouts_keep_their_size_from_step_to_step(page):
+    """Each readout sends the text shown over an invisible copy of the run's longest text, so
+    its height never changes on a step; the text shown is still sim's numbers for token t."""
+    s = page.state
+    s.d = 6
+    sizers = {}
+    for t in range(s.t_max + 1):
+        s.jump(t)
+        for name in ("token_readout", "outputs", "memory_readout", "cost_readout"):
+            readout = getattr(page, name)
+            sent = readout.pane.object
+            assert readout.object in sent
+            sizers.setdefault(name, sent.replace(readout.object, "", 1))
+            assert sent.replace(readout.object, "", 1) == sizers[name]  # the same sizer
+    for x in s.run.stream.k[-1]:
+        assert f"{x:.4g}" in page.token_readout.object
+    for x in s.run.out_state[-1]:
+        assert f"{x:.4g}" in page.outputs.object
+    # the sizer is the longest text the run shows
+    longest = max((page._outputs_html(s.run, t) for t in range(s.t_max + 1)),
+                  key=lambda html: len(re.sub(r"<[^>]*>", "", html)))
+    assert longest in page.outputs.pane.object

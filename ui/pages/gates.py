@@ -9,6 +9,7 @@ a state: every S, every read-out and every part of an update comes from sim.
 from __future__ import annotations
 
 import io
+import re
 
 import numpy as np
 import panel as pn
@@ -275,6 +276,60 @@ def _fmt(x: float) -> str:
     return f"{x:.3g}"
 
 
+_TAG = re.compile(r"<[^>]*>")
+
+
+class Readout:
+    """An HTML readout whose size stays the same from step to step.
+
+    A Panel HTML pane that changes its height on a step makes BokehJS lay out the whole page
+    again (every figure's axes and labels), which costs more than the step itself. So the text
+    shown sits in one grid cell with an invisible copy of the run's longest text (its *sizer*,
+    chosen by ``fit`` once per setting): the pane is always as tall as the sizer, at whatever
+    width the browser gives it, and a step only swaps the text. The text is sent only when it
+    changes. ``object`` is the text shown (without the sizer).
+    """
+
+    def __init__(self, **params):
+        self.pane = pn.pane.HTML("", **params)
+        self.object = ""
+        self._sizer = ""
+
+    def fit(self, texts) -> None:
+        """Reserve room for the longest of ``texts`` (every text this setting can show)."""
+        sizer = max(texts, key=lambda html: len(_TAG.sub("", html)), default="")
+        if sizer != self._sizer:
+            self._sizer = sizer
+            self._send()
+
+    def show(self, html: str) -> None:
+        if html != self.object:
+            self.object = html
+            self._send()
+
+    def _send(self) -> None:
+        self.pane.object = (
+            "<div style='display:grid'><div style='grid-area:1/1;min-width:0'>" + self.object
+            + "</div><div style='grid-area:1/1;min-width:0;visibility:hidden' aria-hidden='true'>"
+            + self._sizer + "</div></div>")
+
+
+def on_overlay(view: Heatmap) -> None:
+    """Draw a heatmap's cells, borders and numbers on the figure's overlay layer.
+
+    BokehJS repaints a figure's primary layer (axes, colour bar, title and every glyph on it)
+    whenever one of its glyphs changes, but only the overlay layer when just overlay renderers
+    changed. A step changes the cells and numbers alone, so they go there; the colour bar and
+    axes are repainted only when they change. The picture is the same: the overlay is drawn over
+    the frame, as the cells were.
+    """
+    for renderer in (view.cells, view.borders, view.labels):
+        renderer.level = "overlay"
+
+
+GATE_TABLE_CSS = ".lab-gates td, .lab-gates th {padding: 2px 12px 2px 0; text-align: left}"
+
+
 def _vector(x: np.ndarray) -> str:
     # round first, then add 0.0, so that −0.001 prints as 0.00 and not as −0.00
     return "(" + ", ".join(f"{round(float(a), 2) + 0.0:.2f}" for a in x) + ")"
@@ -317,14 +372,19 @@ class GatesPage(Page):
             # room for colour-bar labels that lengthen as the range grows (e.g. "−1000")
             view.fig.min_border_right = 64
             self.add_figure(view.fig)
+            on_overlay(view)
         for plot in self.line_plots:
             plot.fig.legend.visible = False  # one legend in HTML serves all three plots
+            plot.marker.level = "overlay"  # a step repaints the marker's layer alone
             self.add_figure(plot.fig)
         self.legend = pn.pane.HTML("", sizing_mode="stretch_width")
         self.recall_note = pn.pane.HTML("", sizing_mode="stretch_width")
-        self.token_info = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["lab-readout"])
-        self.delta_info = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["lab-readout"])
-        self.gate_table = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["lab-readout"])
+        self.token_info = Readout(sizing_mode="stretch_width", css_classes=["lab-readout"])
+        self.delta_info = Readout(sizing_mode="stretch_width", css_classes=["lab-readout"])
+        self.gate_table = Readout(sizing_mode="stretch_width", css_classes=["lab-readout"],
+                                  stylesheets=[GATE_TABLE_CSS])
+        self.readouts = {self.token_info: self._token_html, self.delta_info: self._delta_html,
+                         self.gate_table: self._gates_html}
         self.heat_panes = [pn.pane.Bokeh(h.fig) for h in self.heatmaps]
         s.param.watch(self._on_run, "revision")
         s.param.watch(self._on_t, "t")
@@ -359,17 +419,17 @@ class GatesPage(Page):
                            pn.pane.Bokeh(self.write.fig), sizing_mode="stretch_width")
         over_time = pn.FlexBox(*(pn.pane.Bokeh(p.fig) for p in self.line_plots),
                                sizing_mode="stretch_width")
-        gates = pn.Column(pn.pane.Markdown("#### Gates at this token"), self.gate_table,
+        gates = pn.Column(pn.pane.Markdown("#### Gates at this token"), self.gate_table.pane,
                           sizing_mode="stretch_width")
         self.secondary.append(gates)
         return pn.Column(
             self.controls(),
-            self.token_info,
+            self.token_info.pane,
             pn.pane.Markdown("#### The state S of each rule (one colour scale)"),
             states,
             pn.pane.Markdown("#### One update taken apart"),
             inspect,
-            self.delta_info,
+            self.delta_info.pane,
             delta,
             pn.pane.Markdown("#### Over time"),
             self.legend,
@@ -409,6 +469,8 @@ class GatesPage(Page):
             f"Recall error ‖Sᵀk − v‖ / ‖v‖ (0 exact, 1 as bad as returning nothing). "
             f"<b>Newest</b>: {newest}. <b>Old</b>: query the first token's key k₁, compare "
             "with the first value v₁.")
+        for readout, html in self.readouts.items():  # room for the longest text of this run
+            readout.fit(html(t) for t in range(res["T"] + 1))
         self._on_t()
 
     def _show_series(self, plot: LinePlot, rules: list[str]) -> None:
@@ -439,35 +501,31 @@ class GatesPage(Page):
                 _thin_ticks(heat)
         for plot in self.line_plots:
             plot.mark(t)
-        self._show_token(t)
         self._show_delta(t)
-        self._show_gates(t)
+        for readout, html in self.readouts.items():
+            readout.show(html(t))
 
-    def _show_token(self, t: int) -> None:
+    def _token_html(self, t: int) -> str:
         res = self.state.result
         stream = res["stream"]
         if t == 0:
-            self.token_info.object = (f"<b>t = 0</b>: no token yet. {stream.description} "
-                                      "Press <b>Step</b> to write the first one.")
-            return
+            return (f"<b>t = 0</b>: no token yet. {stream.description} "
+                    "Press <b>Step</b> to write the first one.")
         label = stream.labels[t - 1] if stream.labels else f"token {t}"
         cells = " · ".join(
             f"{LABELS[r]}: ‖S‖ = {_fmt(res['runs'][r]['norm'][t - 1])}" for r in res["rules"])
-        self.token_info.object = (f"<b>t = {t}</b> ({label}): k = {_vector(res['k'][t - 1])}, "
-                                  f"v = {_vector(res['v'][t - 1])}<br>{cells}")
+        return (f"<b>t = {t}</b> ({label}): k = {_vector(res['k'][t - 1])}, "
+                f"v = {_vector(res['v'][t - 1])}<br>{cells}")
 
     def _show_delta(self, t: int) -> None:
         res = self.state.result
-        rule = res["inspected"]
         d = res["k"].shape[1]
-        extra = "" if rule in res["rules"] else " (not among the rules compared above)"
         if t == 0:
             for view, zeros in ((self.vectors, np.zeros((3, d))), (self.erased, np.zeros((d, d))),
                                 (self.write, np.zeros((d, d)))):
                 view.set_range(1.0)
                 view.update(zeros)
                 _thin_ticks(view)
-            self.delta_info.object = f"{LABELS[rule]}{extra}: no update yet."
             return
         step = res["steps"][t - 1]
         v = res["v"][t - 1]
@@ -480,20 +538,28 @@ class GatesPage(Page):
         for view in (self.vectors, self.erased, self.write):
             _thin_ticks(view)
         self.vectors.labels.visible = d <= 6  # wider vectors: hover gives the values
+
+    def _delta_html(self, t: int) -> str:
+        res = self.state.result
+        rule = res["inspected"]
+        d = res["k"].shape[1]
+        extra = "" if rule in res["rules"] else " (not among the rules compared above)"
+        if t == 0:
+            return f"{LABELS[rule]}{extra}: no update yet."
+        step = res["steps"][t - 1]
         g = self.state.token_gates(rule, t - 1)
         decay = g.get("alpha")
         decay_text = "" if decay is None else f"decay α = {_gate(decay)}, "
-        self.delta_info.object = (
+        return (
             f"<b>{LABELS[rule]}</b>{extra}, token t = {t}: {decay_text}β = {_fmt(g['beta'])}. "
             + (f"Read back Sᵀk = {_vector(step.read_back)}, error v − Sᵀk = {_vector(step.error)}. "
                if d <= 8 else "")
             + "New S = decayed S − erased part + written part.")
 
-    def _show_gates(self, t: int) -> None:
+    def _gates_html(self, t: int) -> str:
         res = self.state.result
         if t == 0:
-            self.gate_table.object = "<p>No token yet.</p>"
-            return
+            return "<p>No token yet.</p>"
         rows = []
         for rule in res["rules"]:
             g = self.state.token_gates(rule, t - 1)
@@ -506,7 +572,6 @@ class GatesPage(Page):
             rows.append(f"<tr><td>{LABELS[rule]}</td><td>{', '.join(parts) or 'no gate'}</td>"
                         f"<td>{_fmt(run['error_newest'][t - 1])}</td>"
                         f"<td>{_fmt(run['error_old'][t - 1])}</td></tr>")
-        self.gate_table.object = (
-            "<style>.lab-gates td, .lab-gates th {padding: 2px 12px 2px 0; text-align: left}"
-            "</style><table class='lab-gates'><thead><tr><th>rule</th><th>gates used</th><th>error, newest</th>"
-            "<th>error, old</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+        return ("<table class='lab-gates'><thead><tr><th>rule</th><th>gates used</th>"
+                "<th>error, newest</th><th>error, old</th></tr></thead><tbody>" + "".join(rows)
+                + "</tbody></table>")

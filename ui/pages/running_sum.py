@@ -12,13 +12,18 @@ Every number comes from `sim`; this module only arranges and draws them.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import panel as pn
 import param
 from bokeh.models import (
+    BoxAnnotation,
+    CDSView,
     ColorBar,
     ColumnDataSource,
     HoverTool,
+    IndexFilter,
     Label,
     LinearColorMapper,
     Span,
@@ -72,6 +77,44 @@ def _count(n: float) -> str:
 def _ratio(x: float) -> str:
     """A ratio with thousands separators and at most two decimals (781.25, 25,000)."""
     return f"{float(x):,.2f}".rstrip("0").rstrip(".")
+
+
+_TAG = re.compile(r"<[^>]*>")
+
+
+class Readout:
+    """An HTML readout whose size stays the same from step to step.
+
+    A Panel HTML pane that changes its height on a step makes BokehJS lay out the whole page
+    again (every figure's axes and labels), which costs more than the step itself. So the text
+    shown sits in one grid cell with an invisible copy of the run's longest text (its *sizer*,
+    chosen by ``fit`` once per setting): the pane is always as tall as the sizer, at whatever
+    width the browser gives it, and a step only swaps the text. The text is sent only when it
+    changes. ``object`` is the text shown (without the sizer).
+    """
+
+    def __init__(self, **params):
+        self.pane = pn.pane.HTML("", **params)
+        self.object = ""
+        self._sizer = ""
+
+    def fit(self, texts) -> None:
+        """Reserve room for the longest of ``texts`` (every text this setting can show)."""
+        sizer = max(texts, key=lambda html: len(_TAG.sub("", html)), default="")
+        if sizer != self._sizer:
+            self._sizer = sizer
+            self._send()
+
+    def show(self, html: str) -> None:
+        if html != self.object:
+            self.object = html
+            self._send()
+
+    def _send(self) -> None:
+        self.pane.object = (
+            "<div style='display:grid'><div style='grid-area:1/1;min-width:0'>" + self.object
+            + "</div><div style='grid-area:1/1;min-width:0;visibility:hidden' aria-hidden='true'>"
+            + self._sizer + "</div></div>")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -236,11 +279,15 @@ class TokenStrip:
                               line_alpha=0.4, fill_color={"field": "value", "transform": self.mapper})
         self.fig.add_tools(HoverTool(renderers=[cells], tooltips=[
             ("token", "@x"), ("entry", "@what"), ("value", "@value{0.000000}")]))
-        self.veil = self.fig.quad(left=[0.5], right=[0.5], top=[-0.5], bottom=[1.0],
+        # The veil and the box are annotations on the overlay layer: moving them repaints that
+        # layer alone (not the cells, axes and colour bar), and sends two numbers each.
+        self.veil = BoxAnnotation(left=0.5, right=0.5, top=-0.5, bottom=1.0, level="overlay",
                                   fill_color="#ffffff", fill_alpha=0.72, line_alpha=0.0)
-        self.box = self.fig.quad(left=[0.5], right=[1.5], top=[-0.5], bottom=[1.0],
+        self.box = BoxAnnotation(left=0.5, right=1.5, top=-0.5, bottom=1.0, level="overlay",
                                  fill_alpha=0.0, line_color=THEMES["light"]["accent"],
-                                 line_width=3)
+                                 line_alpha=1.0, line_width=3)
+        self.fig.add_layout(self.veil)
+        self.fig.add_layout(self.box)
         self.fig.xaxis.axis_label = "token t"
         self.fig.yaxis.axis_label = "entry of k, v, q"
         self.fig.xgrid.visible = self.fig.ygrid.visible = False
@@ -270,18 +317,17 @@ class TokenStrip:
         self.fig.xaxis.ticker = list(range(1, T + 1, step))
         limit = float(np.max(np.abs(np.concatenate((q, k, v))))) or 1.0
         self.mapper.update(low=-limit, high=limit)
-        for r in (self.veil, self.box):
-            r.data_source.data.update(bottom=[self.bottom])
+        for box in (self.veil, self.box):
+            box.bottom = self.bottom
 
     def show(self, t: int) -> None:
-        self.box.visible = t >= 1
-        self.box.data_source.data.update(left=[t - 0.5], right=[t + 0.5])
-        self.veil.data_source.data.update(left=[t + 0.5], right=[self.T + 0.5])
+        self.box.update(visible=t >= 1, left=t - 0.5, right=t + 0.5)
+        self.veil.update(left=t + 0.5, right=self.T + 0.5)
 
     def restyle(self, theme: str) -> None:
         c = THEMES.get(theme, THEMES["light"])
-        self.veil.glyph.fill_color = c["background"]
-        self.box.glyph.line_color = c["accent"]
+        self.veil.fill_color = c["background"]
+        self.box.line_color = c["accent"]
 
 
 class MemoryStack:
@@ -301,7 +347,11 @@ class MemoryStack:
         self.fig.toolbar.logo = None
         kw = {"left": "left", "right": "right", "bottom": "bottom", "top": "top",
               "fill_color": "color", "line_color": "#ffffff", "line_width": 1}
-        cache = self.fig.quad(source=self.rows, fill_alpha=0.85, **kw)
+        # Every row the cache can reach is drawn once per setting; a step only changes which
+        # of them the filter lets through (the first 2t), instead of resending rows and text.
+        self.filter = IndexFilter(indices=[])
+        cache = self.fig.quad(source=self.rows, view=CDSView(filter=self.filter), fill_alpha=0.85,
+                              **kw)
         block = self.fig.quad(source=self.block, fill_alpha=0.85, **kw)
         self.fig.add_tools(HoverTool(renderers=[cache, block], tooltips=[("", "@what")]))
         # The crossover runs across the cache column only: it is a height of the stack.
@@ -312,6 +362,10 @@ class MemoryStack:
                                      background_fill_color="#ffffff", background_fill_alpha=0.8)
         self.fig.add_layout(self.crossover_label)
         self.cache_label = Label(x=0, y=0, text="KV cache", text_font_size="12px", y_offset=4)
+        # What a step changes (the rows shown, the cache's label), and what is drawn over it,
+        # live on the overlay layer: a step repaints that layer, not the axes and the state.
+        for item in (cache, self.crossover, self.crossover_label, self.cache_label):
+            item.level = "overlay"
         self.state_label = Label(x=0, y=0, text="state S + z", text_font_size="12px", y_offset=4)
         self.fig.add_layout(self.cache_label)
         self.fig.add_layout(self.state_label)
@@ -339,19 +393,36 @@ class MemoryStack:
 
         # Every row the cache can reach, k and v interleaved, so step t shows the first 2t.
         ts = np.repeat(np.arange(T, dtype=float), 2)
-        self._all_rows = {
+        self.filter.indices = []
+        self.rows.data = {
             "left": np.tile([0.0, d], T), "right": np.tile([d, 2.0 * d], T),
             "bottom": ts, "top": ts + 1, "color": [LINES[0], LINES[1]] * T,
             "what": [f"{name} of token {i + 1}: {d} numbers"
                      for i in range(T) for name in ("k", "v")]}
 
     def show(self, t: int) -> None:
-        self.rows.data = {key: col[: 2 * t] for key, col in self._all_rows.items()}
+        """Show the first t tokens' rows (k and v of each)."""
+        shown = list(range(2 * t))
+        if list(self.filter.indices) != shown:
+            self.filter.indices = shown
         self.cache_label.y = float(t)
 
 
 # ---------------------------------------------------------------------------------------------
 # Page
+
+def on_overlay(view: Heatmap) -> None:
+    """Draw a heatmap's cells, borders and numbers on the figure's overlay layer.
+
+    BokehJS repaints a figure's primary layer (axes, colour bar, title and every glyph on it)
+    whenever one of its glyphs changes, but only the overlay layer when just overlay renderers
+    changed. A step changes the cells and numbers alone, so they go there; the colour bar and
+    axes are repainted only when they change. The picture is the same: the overlay is drawn over
+    the frame, as the cells were.
+    """
+    for renderer in (view.cells, view.borders, view.labels):
+        renderer.level = "overlay"
+
 
 class RunningSumPage(Page):
     title = "Running sum: attention without the softmax"
@@ -385,18 +456,25 @@ class RunningSumPage(Page):
         for fig in (self.tokens.fig, self.S_map.fig, self.write_map.fig, self.z_map.fig,
                     self.memory.fig, self.work.fig, self.total.fig, self.bytes.fig):
             self.add_figure(fig)
+        for view in (self.S_map, self.write_map, self.z_map):
+            on_overlay(view)
+        for plot in (self.work, self.total, self.bytes):
+            plot.marker.level = "overlay"
 
         md = {"margin": (4, 10)}
         # The step's formula, in HTML rather than in the figures' titles: a title that changes
         # its text re-lays-out the figure on every step; this line has a fixed height.
-        self.state_readout = pn.pane.HTML("", sizing_mode="stretch_width", height=26,
-                                          margin=(0, 10), styles={"font-size": "15px"})
-        self.token_readout = pn.pane.HTML("", sizing_mode="stretch_width", **md)
-        self.outputs = pn.pane.HTML("", sizing_mode="stretch_width", **md)
+        self.state_readout = Readout(sizing_mode="stretch_width", height=26, margin=(0, 10),
+                                     styles={"font-size": "15px", "overflow": "hidden"})
+        self.token_readout = Readout(sizing_mode="stretch_width", **md)
+        self.outputs = Readout(sizing_mode="stretch_width", **md)
         self.warning = pn.pane.Alert("", alert_type="info", visible=False,
                                      sizing_mode="stretch_width")
-        self.memory_readout = pn.pane.HTML("", width=340, **md)
-        self.cost_readout = pn.pane.HTML("", width=340, **md)
+        self.memory_readout = Readout(width=340, **md)
+        self.cost_readout = Readout(width=340, **md)
+        self.readouts = {self.token_readout: self._token_html, self.outputs: self._outputs_html,
+                         self.memory_readout: self._memory_html,
+                         self.cost_readout: self._cost_html}
 
         s.param.watch(self._new_run, "run")
         s.param.watch(self._show_t, "t")
@@ -441,6 +519,8 @@ class RunningSumPage(Page):
             "for random tokens, so the divided outputs can be huge or flip sign. elu + 1 keeps "
             "every score positive.")
         self.warning.visible = self.state.fragile_division
+        for readout, html in self.readouts.items():  # room for the longest text of this run
+            readout.fit(html(run, t) for t in range(T + 1))
         self._show_t()
 
     def _show_t(self, *_events) -> None:
@@ -450,17 +530,15 @@ class RunningSumPage(Page):
         self.S_map.update(run.S[t])
         self.write_map.update(run.writes[t])
         self.z_map.update(run.z[t])
-        self.state_readout.object = self._state_html(run, t)
+        self.state_readout.show(self._state_html(run, t))
         self._accent_write(t)
         self.memory.show(t)
         mark = max(t, 1)  # a log axis has no 0
         self.work.mark(mark)
         self.total.mark(mark)
         self.bytes.mark(t)
-        self.token_readout.object = self._token_html(run, t)
-        self.outputs.object = self._outputs_html(run, t)
-        self.memory_readout.object = self._memory_html(run, t)
-        self.cost_readout.object = self._cost_html(run, t)
+        for readout, html in self.readouts.items():
+            readout.show(html(run, t))
 
     def _accent_write(self, t: int) -> None:
         c = THEMES.get(self.theme, THEMES["light"])
@@ -577,20 +655,20 @@ class RunningSumPage(Page):
         controls = pn.Column(
             pn.pane.HTML("<b>Token stream</b>", margin=(4, 10, 0, 10)), preset, d, tokens, fixed,
             pn.pane.HTML("<b>Feature map φ</b>", margin=(4, 10, 0, 10)), fmap, norm,
-            self.token_readout, width=300, css_classes=["lab-controls"])
+            self.token_readout.pane, width=300, css_classes=["lab-controls"])
 
         fig = pn.pane.Bokeh
         both = pn.Column(pn.pane.HTML("<h3>The output, computed both ways</h3>",
                                       margin=(0, 10)),
-                         self.warning, self.outputs, sizing_mode="stretch_width", min_width=330,
+                         self.warning, self.outputs.pane, sizing_mode="stretch_width", min_width=330,
                          styles={"flex": "1 1 420px"})
         top = pn.FlexBox(controls, fig(self.tokens.fig), both, sizing_mode="stretch_width")
-        memory = pn.Column(fig(self.memory.fig), self.memory_readout, width=370)
-        state = pn.Column(self.state_readout,
+        memory = pn.Column(fig(self.memory.fig), self.memory_readout.pane, width=370)
+        state = pn.Column(self.state_readout.pane,
                           pn.FlexBox(fig(self.S_map.fig), fig(self.write_map.fig),
                                      fig(self.z_map.fig), memory, sizing_mode="stretch_width"),
                           sizing_mode="stretch_width")
-        total = pn.Column(fig(self.total.fig), self.cost_readout, width=370)
+        total = pn.Column(fig(self.total.fig), self.cost_readout.pane, width=370)
         # Wrapped in a Column: toggling `visible` on a bare Bokeh pane does not come back on.
         self.secondary += [total, pn.Column(fig(self.bytes.fig), width=370)]
         work = pn.FlexBox(fig(self.work.fig), *self.secondary, sizing_mode="stretch_width")
