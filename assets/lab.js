@@ -324,8 +324,10 @@ if not hasattr(pyodide.ffi, "jsnull"):
   }
 
   // The rest of the page's scripts (KaTeX, BokehJS, Panel) run after this one.
+  // Deferred scripts run while readyState is already "interactive"; DOMContentLoaded fires
+  // once all of them (this one first) have run.
   const pageScripts = new Promise((resolve) => {
-    if (document.readyState !== "loading") resolve();
+    if (document.readyState === "complete") resolve();
     else document.addEventListener("DOMContentLoaded", resolve, { once: true });
   });
   pageScripts.then(renderMath);

@@ -29,6 +29,9 @@ def test_page_goes_live_steps_and_plays(context, server, slug):
     visit = open_page(context, f"{server.url}{slug}.html")
     page = visit.page
     assert page.evaluate("document.body.classList.contains('pn-loading')") is False
+    # the explanation's formulas are typeset (KaTeX, offline)
+    assert page.locator(".lab-text .katex").count() > 0
+    assert "\\(" not in page.locator(".lab-text").inner_text()
     shot(page, f"{slug}-t0")
     before = snapshot(page)
     assert before, "the page holds no plot data"
