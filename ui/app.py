@@ -16,7 +16,7 @@ import panel as pn
 
 from ui.controls import Transport
 from ui.state import PageState
-from ui.theme import style_figure
+from ui.theme import scale_widgets, style_figure
 from ui.urlstate import apply_query, to_query, url_params
 
 IN_BROWSER = sys.platform == "emscripten"
@@ -78,6 +78,7 @@ class Page:
                 item.visible = not present
         for fig in self.figures:
             style_figure(fig, self.theme, self.present)
+        scale_widgets(self.transport.widgets, self.present)
 
     def key(self, action: str) -> None:
         """A keyboard action from the shell: step, back, play, reset."""

@@ -10,6 +10,7 @@ import time
 import panel as pn
 
 from ui.state import PageState
+from ui.theme import style_widget
 
 IN_BROWSER = sys.platform == "emscripten"
 
@@ -39,6 +40,8 @@ class Transport:
         self.seed = pn.widgets.IntInput(label="Seed", start=0, end=2**31 - 1, value=state.seed, width=110)
         self.timeline = pn.widgets.IntSlider(label="Token t", start=0, end=state.t_max,
                                              value=state.t, sizing_mode="stretch_width", min_width=200)
+        for widget in self.widgets:
+            style_widget(widget)
         self.back.on_click(lambda _: self._do(state.back))
         self.step.on_click(lambda _: self._do(state.step))
         self.play.on_click(lambda _: self._do(state.toggle_play))
@@ -48,6 +51,10 @@ class Transport:
         self.timeline.param.watch(lambda e: state.jump(e.new), "value")
         state.param.watch(self._sync, ["t", "t_max", "playing", "speed", "seed"])
         self._timer = None
+
+    @property
+    def widgets(self) -> list:
+        return [self.back, self.step, self.play, self.reset, self.speed, self.seed, self.timeline]
 
     def _do(self, action) -> None:
         with self.batch():
