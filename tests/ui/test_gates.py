@@ -312,3 +312,17 @@ def test_readouts_keep_their_size_and_show_sims_numbers(page):
         assert f"‖S‖ = {res['runs'][rule]['norm'][-1]:.3g}" in page.token_info.object
         assert f"<td>{res['runs'][rule]['error_old'][-1]:.3g}</td>" in page.gate_table.object
     assert "<style>" not in page.gate_table.pane.object  # the table's CSS is a stylesheet
+
+
+def test_colour_bars_follow_the_scale(page):
+    """The colour bars have their own mappers (so a new image does not redraw them), always at
+    the scale the cells are coloured with."""
+    from bokeh.models import ColorBar  # noqa: PLC0415
+
+    for t in (1, 5, 9, 3):
+        page.state.jump(t)
+        for view in [*page.heatmaps, page.vectors, page.erased, page.write]:
+            (bar,) = view.fig.select(type=ColorBar)
+            assert bar.color_mapper is not view.mapper
+            assert (bar.color_mapper.low, bar.color_mapper.high) == (view.mapper.low,
+                                                                     view.mapper.high)

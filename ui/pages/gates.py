@@ -14,7 +14,7 @@ import re
 import numpy as np
 import panel as pn
 import param
-from bokeh.models import HoverTool
+from bokeh.models import ColorBar, HoverTool, LinearColorMapper
 
 import sim
 from sim import scenarios
@@ -319,12 +319,22 @@ def on_overlay(view: Heatmap) -> None:
 
     BokehJS repaints a figure's primary layer (axes, colour bar, title and every glyph on it)
     whenever one of its glyphs changes, but only the overlay layer when just overlay renderers
-    changed. A step changes the cells and numbers alone, so they go there; the colour bar and
-    axes are repainted only when they change. The picture is the same: the overlay is drawn over
-    the frame, as the cells were.
+    changed. A step changes the cells and numbers, and on some steps the colour scale, so they
+    and the colour bar go there; the axes and title are repainted only when they change. The
+    picture is the same: the overlay is drawn over the frame and beside it, where they were.
     """
-    for renderer in (view.cells, view.borders, view.labels):
+    for renderer in (view.cells, view.borders, view.labels, *view.fig.select(type=ColorBar)):
         renderer.level = "overlay"
+    # BokehJS's colour mapper announces new "metrics" every time it colours the image, and a
+    # colour bar on the same mapper answers by re-laying-out and repainting its whole figure:
+    # on every step. The bar gets its own mapper, kept equal to the image's, so it is redrawn
+    # only when the scale really moves.
+    bar_mapper = LinearColorMapper(palette=view.mapper.palette, low=view.mapper.low,
+                                   high=view.mapper.high)
+    for bar in view.fig.select(type=ColorBar):
+        bar.color_mapper = bar_mapper
+    view.mapper.on_change("low", lambda _attr, _old, new: setattr(bar_mapper, "low", new))
+    view.mapper.on_change("high", lambda _attr, _old, new: setattr(bar_mapper, "high", new))
 
 
 GATE_TABLE_CSS = ".lab-gates td, .lab-gates th {padding: 2px 12px 2px 0; text-align: left}"
