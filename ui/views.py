@@ -4,7 +4,10 @@ no figure is rebuilt after construction.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
+import panel as pn
 from bokeh.models import (
     BasicTicker,
     ColorBar,
@@ -28,6 +31,44 @@ def _fmt(x: float) -> str:
     return f"{x:.2f}"
 
 
+_TAG = re.compile(r"<[^>]*>")
+
+
+class Readout:
+    """An HTML readout whose size stays the same from step to step.
+
+    A Panel HTML pane that changes its height on a step makes BokehJS lay out the whole page
+    again (every figure's axes and labels), which costs more than the step itself. So the text
+    shown sits in one grid cell with an invisible copy of the run's longest text (its *sizer*,
+    chosen by ``fit`` once per setting): the pane is always as tall as the sizer, at whatever
+    width the browser gives it, and a step only swaps the text. The text is sent only when it
+    changes. ``object`` is the text shown (without the sizer); ``pane`` goes in the layout.
+    """
+
+    def __init__(self, **params):
+        self.pane = pn.pane.HTML("", **params)
+        self.object = ""
+        self._sizer = ""
+
+    def fit(self, texts) -> None:
+        """Reserve room for the longest of ``texts`` (every text this setting can show)."""
+        sizer = max(texts, key=lambda html: len(_TAG.sub("", html)), default="")
+        if sizer != self._sizer:
+            self._sizer = sizer
+            self._send()
+
+    def show(self, html: str) -> None:
+        if html != self.object:
+            self.object = html
+            self._send()
+
+    def _send(self) -> None:
+        self.pane.object = (
+            "<div style='display:grid'><div style='grid-area:1/1;min-width:0'>" + self.object
+            + "</div><div style='grid-area:1/1;min-width:0;visibility:hidden' aria-hidden='true'>"
+            + self._sizer + "</div></div>")
+
+
 class Heatmap:
     """A signed matrix as coloured cells with exact values on hover.
 
@@ -40,6 +81,18 @@ class Heatmap:
     The colours are one Bokeh image (a single glyph, however many cells), so a step sends one
     small array and BokehJS repaints one bitmap; the cell borders are a static glyph that never
     changes, and the numbers are sent only while they are shown.
+
+    What a step changes is drawn on the figure's overlay layer. BokehJS repaints a figure's
+    primary layer (axes, title and every glyph on it) whenever one of its glyphs changes, but
+    only the overlay layer when just overlay renderers changed. A step changes the cells and
+    numbers, and on some steps the colour scale, so they, the borders over them and the colour
+    bar go there; the axes and title are repainted only when they change. The picture is the
+    same: the overlay is drawn over the frame and beside it, where they were.
+
+    The colour bar has its own mapper, kept equal to the image's by ``set_range``: BokehJS's
+    colour mapper announces new "metrics" every time it colours the image, and a colour bar on
+    the same mapper answers by re-laying-out and repainting its whole figure, on every step.
+    Change the scale through ``set_range`` only.
     """
 
     DARK = 0.55  # beyond this fraction of the colour scale's limit a cell is too dark for black ink
@@ -55,6 +108,7 @@ class Heatmap:
         self.contrast = contrast
         self.matrix = np.zeros((rows, cols))
         self.mapper = LinearColorMapper(palette=DIVERGING, low=-1.0, high=1.0)
+        self.bar_mapper = LinearColorMapper(palette=DIVERGING, low=-1.0, high=1.0)
         self.image_source = ColumnDataSource({"image": [self.matrix.copy()]})
         self.source = ColumnDataSource(self._cells(self.matrix))  # borders and numbers
         self.fig = figure(title=title, width=width, height=height, tools=TOOLS,
@@ -63,12 +117,14 @@ class Heatmap:
         self.fig.toolbar.logo = None
         # Row 0 of the image sits at y = -0.5, the top of the flipped y range.
         self.cells = self.fig.image(image="image", x=-0.5, y=-0.5, dw=cols, dh=rows,
-                                    color_mapper=self.mapper, source=self.image_source)
+                                    color_mapper=self.mapper, source=self.image_source,
+                                    level="overlay")
         self.borders = self.fig.rect("x", "y", 1, 1, source=self.source, fill_alpha=0,
-                                     line_color="#ffffff", line_alpha=0.5)
+                                     line_color="#ffffff", line_alpha=0.5, level="overlay")
         ink = {"field": "ink"} if contrast else self.INK
         self.labels = self.fig.text("x", "y", text="label", source=self.source, text_align="center",
-                                    text_baseline="middle", text_font_size="11px", text_color=ink)
+                                    text_baseline="middle", text_font_size="11px", text_color=ink,
+                                    level="overlay")
         self.labels.visible = self._labelled()
         self.fig.add_tools(HoverTool(renderers=[self.cells], tooltips=[
             (f"{row_symbol}, {col_symbol}", "$y{0}, $x{0}"), (value_name, "@image{0.000000}")]))
@@ -78,8 +134,8 @@ class Heatmap:
         self.fig.yaxis.ticker = list(range(rows))
         self.fig.xgrid.visible = self.fig.ygrid.visible = False
         if colorbar:
-            bar = ColorBar(color_mapper=self.mapper, ticker=BasicTicker(desired_num_ticks=5),
-                           width=10, label_standoff=6, padding=4)
+            bar = ColorBar(color_mapper=self.bar_mapper, ticker=BasicTicker(desired_num_ticks=5),
+                           width=10, label_standoff=6, padding=4, level="overlay")
             self.fig.add_layout(bar, "right")
 
     def _labelled(self) -> bool:
@@ -123,6 +179,7 @@ class Heatmap:
         limit = float(limit) if np.isfinite(limit) and limit > 0 else 1.0
         if self.mapper.low != -limit or self.mapper.high != limit:
             self.mapper.update(low=-limit, high=limit)
+            self.bar_mapper.update(low=-limit, high=limit)
 
 
 class LinePlot:
@@ -149,8 +206,9 @@ class LinePlot:
         if self.series:
             self.fig.legend.location = legend
             self.fig.legend.click_policy = "hide"
+        # On the overlay layer: moving the marker on a step repaints that layer alone.
         self.marker = Span(location=0, dimension="height", line_color="#6e7781", line_dash="dotted",
-                           line_width=1.5, visible=marker)
+                           line_width=1.5, visible=marker, level="overlay")
         self.fig.add_layout(self.marker)
 
     def update(self, x, **columns) -> None:

@@ -9,19 +9,18 @@ a state: every S, every read-out and every part of an update comes from sim.
 from __future__ import annotations
 
 import io
-import re
 
 import numpy as np
 import panel as pn
 import param
-from bokeh.models import ColorBar, HoverTool, LinearColorMapper
+from bokeh.models import HoverTool
 
 import sim
 from sim import scenarios
 from ui.app import Page
 from ui.state import PageState
 from ui.theme import LINES
-from ui.views import Heatmap, LinePlot
+from ui.views import Heatmap, LinePlot, Readout
 
 # The rules this page compares (softmax keeps a cache, not a state: it has no heatmap here).
 GATED_RULES = ("linear", "retnet", "mamba2", "gla", "deltanet", "gated_deltanet", "kda")
@@ -276,65 +275,8 @@ def _fmt(x: float) -> str:
     return f"{x:.3g}"
 
 
-_TAG = re.compile(r"<[^>]*>")
 
 
-class Readout:
-    """An HTML readout whose size stays the same from step to step.
-
-    A Panel HTML pane that changes its height on a step makes BokehJS lay out the whole page
-    again (every figure's axes and labels), which costs more than the step itself. So the text
-    shown sits in one grid cell with an invisible copy of the run's longest text (its *sizer*,
-    chosen by ``fit`` once per setting): the pane is always as tall as the sizer, at whatever
-    width the browser gives it, and a step only swaps the text. The text is sent only when it
-    changes. ``object`` is the text shown (without the sizer).
-    """
-
-    def __init__(self, **params):
-        self.pane = pn.pane.HTML("", **params)
-        self.object = ""
-        self._sizer = ""
-
-    def fit(self, texts) -> None:
-        """Reserve room for the longest of ``texts`` (every text this setting can show)."""
-        sizer = max(texts, key=lambda html: len(_TAG.sub("", html)), default="")
-        if sizer != self._sizer:
-            self._sizer = sizer
-            self._send()
-
-    def show(self, html: str) -> None:
-        if html != self.object:
-            self.object = html
-            self._send()
-
-    def _send(self) -> None:
-        self.pane.object = (
-            "<div style='display:grid'><div style='grid-area:1/1;min-width:0'>" + self.object
-            + "</div><div style='grid-area:1/1;min-width:0;visibility:hidden' aria-hidden='true'>"
-            + self._sizer + "</div></div>")
-
-
-def on_overlay(view: Heatmap) -> None:
-    """Draw a heatmap's cells, borders and numbers on the figure's overlay layer.
-
-    BokehJS repaints a figure's primary layer (axes, colour bar, title and every glyph on it)
-    whenever one of its glyphs changes, but only the overlay layer when just overlay renderers
-    changed. A step changes the cells and numbers, and on some steps the colour scale, so they
-    and the colour bar go there; the axes and title are repainted only when they change. The
-    picture is the same: the overlay is drawn over the frame and beside it, where they were.
-    """
-    for renderer in (view.cells, view.borders, view.labels, *view.fig.select(type=ColorBar)):
-        renderer.level = "overlay"
-    # BokehJS's colour mapper announces new "metrics" every time it colours the image, and a
-    # colour bar on the same mapper answers by re-laying-out and repainting its whole figure:
-    # on every step. The bar gets its own mapper, kept equal to the image's, so it is redrawn
-    # only when the scale really moves.
-    bar_mapper = LinearColorMapper(palette=view.mapper.palette, low=view.mapper.low,
-                                   high=view.mapper.high)
-    for bar in view.fig.select(type=ColorBar):
-        bar.color_mapper = bar_mapper
-    view.mapper.on_change("low", lambda _attr, _old, new: setattr(bar_mapper, "low", new))
-    view.mapper.on_change("high", lambda _attr, _old, new: setattr(bar_mapper, "high", new))
 
 
 GATE_TABLE_CSS = ".lab-gates td, .lab-gates th {padding: 2px 12px 2px 0; text-align: left}"
@@ -382,10 +324,8 @@ class GatesPage(Page):
             # room for colour-bar labels that lengthen as the range grows (e.g. "−1000")
             view.fig.min_border_right = 64
             self.add_figure(view.fig)
-            on_overlay(view)
         for plot in self.line_plots:
             plot.fig.legend.visible = False  # one legend in HTML serves all three plots
-            plot.marker.level = "overlay"  # a step repaints the marker's layer alone
             self.add_figure(plot.fig)
         self.legend = pn.pane.HTML("", sizing_mode="stretch_width")
         self.recall_note = pn.pane.HTML("", sizing_mode="stretch_width")

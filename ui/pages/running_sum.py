@@ -12,8 +12,6 @@ Every number comes from `sim`; this module only arranges and draws them.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import panel as pn
 import param
@@ -37,7 +35,7 @@ from sim.parallel import run_parallel
 from ui.app import Page
 from ui.state import PageState
 from ui.theme import DIVERGING, LINES, THEMES
-from ui.views import TOOLS, Heatmap, LinePlot
+from ui.views import TOOLS, Heatmap, LinePlot, Readout
 
 RANDOM = "random tokens"
 WORKED = "worked example"
@@ -79,42 +77,6 @@ def _ratio(x: float) -> str:
     return f"{float(x):,.2f}".rstrip("0").rstrip(".")
 
 
-_TAG = re.compile(r"<[^>]*>")
-
-
-class Readout:
-    """An HTML readout whose size stays the same from step to step.
-
-    A Panel HTML pane that changes its height on a step makes BokehJS lay out the whole page
-    again (every figure's axes and labels), which costs more than the step itself. So the text
-    shown sits in one grid cell with an invisible copy of the run's longest text (its *sizer*,
-    chosen by ``fit`` once per setting): the pane is always as tall as the sizer, at whatever
-    width the browser gives it, and a step only swaps the text. The text is sent only when it
-    changes. ``object`` is the text shown (without the sizer).
-    """
-
-    def __init__(self, **params):
-        self.pane = pn.pane.HTML("", **params)
-        self.object = ""
-        self._sizer = ""
-
-    def fit(self, texts) -> None:
-        """Reserve room for the longest of ``texts`` (every text this setting can show)."""
-        sizer = max(texts, key=lambda html: len(_TAG.sub("", html)), default="")
-        if sizer != self._sizer:
-            self._sizer = sizer
-            self._send()
-
-    def show(self, html: str) -> None:
-        if html != self.object:
-            self.object = html
-            self._send()
-
-    def _send(self) -> None:
-        self.pane.object = (
-            "<div style='display:grid'><div style='grid-area:1/1;min-width:0'>" + self.object
-            + "</div><div style='grid-area:1/1;min-width:0;visibility:hidden' aria-hidden='true'>"
-            + self._sizer + "</div></div>")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -411,27 +373,6 @@ class MemoryStack:
 # ---------------------------------------------------------------------------------------------
 # Page
 
-def on_overlay(view: Heatmap) -> None:
-    """Draw a heatmap's cells, borders and numbers on the figure's overlay layer.
-
-    BokehJS repaints a figure's primary layer (axes, colour bar, title and every glyph on it)
-    whenever one of its glyphs changes, but only the overlay layer when just overlay renderers
-    changed. A step changes the cells and numbers, and on some steps the colour scale, so they
-    and the colour bar go there; the axes and title are repainted only when they change. The
-    picture is the same: the overlay is drawn over the frame and beside it, where they were.
-    """
-    for renderer in (view.cells, view.borders, view.labels, *view.fig.select(type=ColorBar)):
-        renderer.level = "overlay"
-    # BokehJS's colour mapper announces new "metrics" every time it colours the image, and a
-    # colour bar on the same mapper answers by re-laying-out and repainting its whole figure:
-    # on every step. The bar gets its own mapper, kept equal to the image's, so it is redrawn
-    # only when the scale really moves.
-    bar_mapper = LinearColorMapper(palette=view.mapper.palette, low=view.mapper.low,
-                                   high=view.mapper.high)
-    for bar in view.fig.select(type=ColorBar):
-        bar.color_mapper = bar_mapper
-    view.mapper.on_change("low", lambda _attr, _old, new: setattr(bar_mapper, "low", new))
-    view.mapper.on_change("high", lambda _attr, _old, new: setattr(bar_mapper, "high", new))
 
 
 class RunningSumPage(Page):
@@ -466,10 +407,6 @@ class RunningSumPage(Page):
         for fig in (self.tokens.fig, self.S_map.fig, self.write_map.fig, self.z_map.fig,
                     self.memory.fig, self.work.fig, self.total.fig, self.bytes.fig):
             self.add_figure(fig)
-        for view in (self.S_map, self.write_map, self.z_map):
-            on_overlay(view)
-        for plot in (self.work, self.total, self.bytes):
-            plot.marker.level = "overlay"
 
         md = {"margin": (4, 10)}
         # The step's formula, in HTML rather than in the figures' titles: a title that changes
