@@ -79,8 +79,9 @@ class Heatmap:
     ``update``, the ink is chosen against the current limit.
 
     The colours are one Bokeh image (a single glyph, however many cells), so a step sends one
-    small array and BokehJS repaints one bitmap; the cell borders are a static glyph that never
-    changes, and the numbers are sent only while they are shown.
+    small array and BokehJS repaints one bitmap; the cell borders are one static glyph of
+    rows + cols + 2 grid lines, sent again only when the shape changes, and the numbers are sent
+    only while they are shown.
 
     What a step changes is drawn on the figure's overlay layer. BokehJS repaints a figure's
     primary layer (axes, title and every glyph on it) whenever one of its glyphs changes, but
@@ -110,7 +111,8 @@ class Heatmap:
         self.mapper = LinearColorMapper(palette=DIVERGING, low=-1.0, high=1.0)
         self.bar_mapper = LinearColorMapper(palette=DIVERGING, low=-1.0, high=1.0)
         self.image_source = ColumnDataSource({"image": [self.matrix.copy()]})
-        self.source = ColumnDataSource(self._cells(self.matrix))  # borders and numbers
+        self.source = ColumnDataSource(self._cells(self.matrix))  # the numbers
+        self.grid_source = ColumnDataSource(self._grid(rows, cols))  # the cell borders
         self.fig = figure(title=title, width=width, height=height, tools=TOOLS,
                           toolbar_location="above", x_range=(-0.5, cols - 0.5),
                           y_range=(rows - 0.5, -0.5), match_aspect=False)
@@ -119,8 +121,9 @@ class Heatmap:
         self.cells = self.fig.image(image="image", x=-0.5, y=-0.5, dw=cols, dh=rows,
                                     color_mapper=self.mapper, source=self.image_source,
                                     level="overlay")
-        self.borders = self.fig.rect("x", "y", 1, 1, source=self.source, fill_alpha=0,
-                                     line_color="#ffffff", line_alpha=0.5, level="overlay")
+        # The borders are the grid's rows + cols + 2 lines, one segment glyph, not a rect per cell.
+        self.borders = self.fig.segment("x0", "y0", "x1", "y1", source=self.grid_source,
+                                        line_color="#ffffff", line_alpha=0.5, level="overlay")
         ink = {"field": "ink"} if contrast else self.INK
         self.labels = self.fig.text("x", "y", text="label", source=self.source, text_align="center",
                                     text_baseline="middle", text_font_size="11px", text_color=ink,
@@ -149,6 +152,17 @@ class Heatmap:
         ink = np.where(np.abs(values) > self.DARK * limit, self.INK_ON_DARK, self.INK)
         return {"label": [_fmt(v) for v in values], "ink": ink.tolist()}
 
+    @staticmethod
+    def _grid(rows: int, cols: int) -> dict:
+        """The lines between and around the cells: cols + 1 vertical, rows + 1 horizontal."""
+        xs = np.arange(cols + 1) - 0.5
+        ys = np.arange(rows + 1) - 0.5
+        top, bottom, left, right = -0.5, rows - 0.5, -0.5, cols - 0.5
+        return {"x0": np.concatenate([xs, np.full(rows + 1, left)]),
+                "x1": np.concatenate([xs, np.full(rows + 1, right)]),
+                "y0": np.concatenate([np.full(cols + 1, top), ys]),
+                "y1": np.concatenate([np.full(cols + 1, bottom), ys])}
+
     def _cells(self, matrix: np.ndarray) -> dict:
         rows, cols = matrix.shape
         y, x = np.divmod(np.arange(rows * cols), cols)
@@ -170,6 +184,7 @@ class Heatmap:
             self.cells.glyph.update(dw=self.cols, dh=self.rows)
             self.labels.visible = self._labelled()
             self.source.data = self._cells(matrix)
+            self.grid_source.data = self._grid(self.rows, self.cols)
         elif self.labels.visible:
             self.source.data.update(**self._text(matrix.ravel()))
         self.image_source.data.update(image=[matrix])
