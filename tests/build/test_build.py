@@ -1,0 +1,66 @@
+"""build.py's checks, on small made-up inputs (the real build runs in `make build`)."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+
+import pytest
+
+import build
+
+
+def test_self_contained_check_names_the_file_that_would_fetch(tmp_path):
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "index.html").write_text('<a href="running-sum.html">ok</a>')
+    (tmp_path / "assets" / "lab.js").write_text('const here = "relative/url.js";')
+    build.assert_self_contained(tmp_path)  # nothing outside: passes
+
+    (tmp_path / "page.html").write_text('<script src="https://cdn.example.org/x.js"></script>')
+    with pytest.raises(SystemExit, match=r"page\.html: https://cdn\.example\.org/x\.js"):
+        build.assert_self_contained(tmp_path)
+
+
+def test_vendored_bundles_may_mention_urls_but_not_fetch_them(tmp_path):
+    vendor = tmp_path / "static" / "lib"
+    vendor.mkdir(parents=True)
+    (vendor / "lib.min.js").write_text('const ns = "http://www.w3.org/2000/svg"; // licence: https://x.org')
+    build.assert_self_contained(tmp_path)
+    (vendor / "lib.min.js").write_text('s.src="https://cdn.jsdelivr.net/npm/thing.js"')
+    with pytest.raises(SystemExit, match="lib.min.js"):
+        build.assert_self_contained(tmp_path)
+
+
+def test_rewritten_wheel_keeps_members_and_a_valid_record(tmp_path):
+    src = tmp_path / "pkg-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(src, "w") as zf:
+        zf.writestr("pkg/__init__.py", "x = 1\n")
+        zf.writestr("pkg/dist/big.js", "var a;\n")
+        zf.writestr("pkg-1.0.dist-info/METADATA", "Name: pkg\nVersion: 1.0\n")
+        zf.writestr("pkg-1.0.dist-info/RECORD", "")
+    dest = build.rewrite_wheel(src, tmp_path / "out" / src.name, lambda n: "/dist/" not in n)
+    with zipfile.ZipFile(dest) as zf:
+        names = set(zf.namelist())
+        record = zf.read("pkg-1.0.dist-info/RECORD").decode()
+    assert "pkg/dist/big.js" not in names and "pkg/__init__.py" in names
+    assert "pkg/__init__.py,sha256=" in record and record.strip().endswith("RECORD,,")
+
+
+def test_markers_are_evaluated_for_pyodide():
+    assert build.evaluate_marker('sys_platform == "emscripten"')
+    assert not build.evaluate_marker('sys_platform != "emscripten"')  # tornado is left out
+    assert build.evaluate_marker('python_version >= "3.12"')
+
+
+def test_resolve_orders_dependencies_first():
+    lock = {"packages": {"a": {"depends": ["b", "c"]}, "b": {"depends": ["c"]}, "c": {"depends": []}}}
+    assert build.resolve(lock, ["a"]) == ["c", "b", "a"]
+
+
+def test_pins_cover_what_the_browser_loads():
+    pins = build.PINS
+    assert pins["pyodide"]["version"] == "0.27.7"
+    for name in ("panel", "bokeh", "param", "pyodide-http"):
+        assert name in pins["pure_wheels"]
+    assert set(pins["browser_stack"]["dropped_requirements"]) >= {"pandas", "nh3"}
+    json.dumps(pins)  # plain data only
