@@ -252,3 +252,14 @@ def test_presenter_view_scales_figures_and_restores_them(page):
     page.set_view(present=False)
     assert sizes() == before
     assert {k: w.width for k, w in page.widgets.items()} == widths
+
+
+def test_a_step_keeps_the_readouts_size():
+    page = FixedStatePage()
+    page.layout  # noqa: B018 — build the widgets too, as in the browser
+    sizers = set()
+    for _ in range(page.state.t_max):
+        page.state.step()
+        sizers.add(page.readout._sizer)
+        assert page.readout.object in page.readout.pane.object
+    assert len(sizers) == 1 and "Mean error" in sizers.pop()

@@ -315,3 +315,12 @@ def test_memory_axis_covers_every_line(page):
         values = values[np.isfinite(values)]
         y = page.memory.fig.y_range
         assert y.start <= values.min() and values.max() <= y.end
+
+
+def test_a_step_keeps_the_readouts_size(page):
+    sizers = set()
+    for _ in range(page.state.t_max):
+        page.state.step()
+        sizers.add(page.readout._sizer)
+        assert page.readout.object in page.readout.pane.object
+    assert len(sizers) == 1 and "tokens" in sizers.pop()

@@ -21,7 +21,7 @@ from sim import recall as sim_recall
 from ui.app import Page
 from ui.state import PageState
 from ui.theme import LINES, scale_widgets, style_widget
-from ui.views import TOOLS, LinePlot
+from ui.views import TOOLS, LinePlot, Readout
 
 # The rules the page compares, in the order of their colours (LINES[0], LINES[1], LINES[2]).
 RULE_LABELS = {"linear": "linear attention", "deltanet": "delta rule (β = 1)",
@@ -297,8 +297,11 @@ class FixedStatePage(Page):
         for fig in (self.value_fig, self.pair_fig, self.probe_plot.fig, self.curve_plot.fig):
             fig.xaxis.ticker.min_interval = 1  # x counts components, pairs or writes: whole numbers
 
-        self.readout = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10),
-                                    css_classes=["lab-readout"])
+        # The same size at every t (room for the longest text of these settings): a step only
+        # swaps the text, it never lays the page out again.
+        self.readout = Readout(sizing_mode="stretch_width", margin=(0, 10),
+                               css_classes=["lab-readout"])
+        self._readout_key: tuple | None = None
 
     @staticmethod
     def _legend_below(fig) -> None:
@@ -341,7 +344,7 @@ class FixedStatePage(Page):
         s = self.state
         rule_colour = RULE_COLOURS[s.rule]
         # probed pair: true value against retrieved
-        true, read, err = s.probe_readout()
+        true, read, _ = s.probe_readout()
         j = np.arange(1, s.d + 1)
         self.value_source.data = {"j": j, "x_true": j - 0.2, "x_read": j + 0.2,
                                   "true": true.tolist(), "read": np.array(read, dtype=float)}
@@ -360,7 +363,15 @@ class FixedStatePage(Page):
         self.pair_fig.y_range.end = 1.05 * top
         self.probe_plot.mark(s.t)
         self.curve_plot.mark(s.t)
-        self.readout.object = self._readout_html(err)
+        # New settings or a new run (its arrays kept and compared by identity, as below): room
+        # for the longest text they can show.
+        readout_key = ((s.rule, s.probe, s.pairs, s.d, s.scale), [s.errors[r] for r in CURVE_RULES])
+        old = self._readout_key
+        if old is None or old[0] != readout_key[0] or any(
+                a is not b for a, b in zip(old[1], readout_key[1])):
+            self._readout_key = readout_key
+            self.readout.fit(self._readout_html(t) for t in range(s.pairs + 1))
+        self.readout.show(self._readout_html(s.t))
         # The probed pair's curve over t depends on the run, the probe and n, not on t: a step
         # sends nothing for it. (The run's arrays themselves are kept, compared by identity.)
         curve_key = (s.probe, s.pairs, *(s.errors[r] for r in CURVE_RULES))
@@ -378,22 +389,27 @@ class FixedStatePage(Page):
         worst = max(np.nanmax(np.append(s.probe_over_t(r), 0.0)) for r in CURVE_RULES)
         self.probe_plot.fig.y_range.update(start=0.0, end=1.08 * max(1.0, float(worst)))
 
-    def _readout_html(self, err: float) -> str:
+    def _readout_html(self, t: int) -> str:
+        """The readout after t writes (any t of the current settings, not only the shown one)."""
         s = self.state
-        if s.t == 0:
+        if t == 0:
             return ("<p>t = 0: nothing written yet. Press <b>Step</b> to write the first "
                     "key → value pair.</p>")
-        room = ("no more pairs than it has dimensions" if s.t <= s.d
-                else f"{s.t - s.d} more pairs than its {s.d} dimensions")
-        head = (f"<p>After <b>t = {s.t}</b> writes into a {s.d} × {s.d} state "
+        room = ("no more pairs than it has dimensions" if t <= s.d
+                else f"{t - s.d} more pairs than its {s.d} dimensions")
+        head = (f"<p>After <b>t = {t}</b> writes into a {s.d} × {s.d} state "
                 f"({s.d * s.d} numbers): {room}.</p>")
-        if s.t < s.probe:
+        if t < s.probe:
             probe = f"<p>Pair #{s.probe} is not written yet (it is written at t = {s.probe}).</p>"
         else:
+            err = float(s.errors[s.rule][t - 1, s.probe - 1])  # as s.probe_readout() at t
             probe = (f"<p>Querying key #{s.probe} with {RULE_LABELS[s.rule]}: relative error "
                      f"<b>{err:.4f}</b>.</p>")
-        means = ", ".join(f"{RULE_LABELS[r]} <b>{s.mean_error(r):.4f}</b>" for r in CURVE_RULES)
-        return head + probe + f"<p>Mean error over the {s.t} stored pairs: {means} (scale {s.scale:g}).</p>"
+        # as s.mean_error(r) at t: the mean over the t pairs written so far
+        means = ", ".join(
+            f"{RULE_LABELS[r]} <b>{float(np.nanmean(s.errors[r][t - 1, : s.pairs])):.4f}</b>"
+            for r in CURVE_RULES)
+        return head + probe + f"<p>Mean error over the {t} stored pairs: {means} (scale {s.scale:g}).</p>"
 
     # Layout ------------------------------------------------------------------------------------
     def _controls(self) -> pn.viewable.Viewable:
@@ -466,7 +482,7 @@ class FixedStatePage(Page):
         step_view = pn.FlexBox(self.value_pane, self.pair_pane, sizing_mode="stretch_width")
         plots = pn.FlexBox(step_view, self.curve_pane, self.probe_pane,
                            sizing_mode="stretch_width")
-        return pn.Column(self._controls(), self.readout, plots, sizing_mode="stretch_width")
+        return pn.Column(self._controls(), self.readout.pane, plots, sizing_mode="stretch_width")
 
 
 __all__ = ["FixedStatePage", "FixedStateState"]

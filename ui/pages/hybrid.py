@@ -37,7 +37,7 @@ from sim import cache as sim_cache
 from ui.app import Page
 from ui.state import PageState
 from ui.theme import scale_widgets, set_size, style_widget
-from ui.views import TOOLS
+from ui.views import TOOLS, Readout
 
 # The timeline: one context length per step, doubling from 1K (2^10) to 1M (2^20) tokens.
 CONTEXTS = tuple(2**p for p in range(10, 21))
@@ -524,9 +524,11 @@ class HybridPage(Page):
         for fig in (self.memory.fig, *(v.fig for v in (*self.strips.values(),
                                                       *self.bars.values()))):
             self.add_figure(fig)
-        self.readout = pn.pane.HTML("", stylesheets=[READOUT_CSS], sizing_mode="stretch_width",
-                                    min_width=300, max_width=520, margin=(0, 10),
-                                    styles={"flex": "1 1 340px"})
+        # The same size at every context (room for the longest text of these settings): a step
+        # only swaps the numbers, it never lays the page out again.
+        self.readout = Readout(stylesheets=[READOUT_CSS], sizing_mode="stretch_width",
+                               min_width=300, max_width=520, margin=(0, 10),
+                               styles={"flex": "1 1 340px"})
         self.sources = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10),
                                     styles={"font-size": "0.9em"})
 
@@ -590,7 +592,7 @@ class HybridPage(Page):
         self._refresh()
         return pn.Column(
             knobs,
-            pn.FlexBox(self.readout, pn.pane.Bokeh(self.memory.fig, sizing_mode="stretch_width",
+            pn.FlexBox(self.readout.pane, pn.pane.Bokeh(self.memory.fig, sizing_mode="stretch_width",
                                                    min_width=300, max_width=760,
                                                    styles={"flex": "2 1 420px"}),
                        sizing_mode="stretch_width"),
@@ -605,6 +607,9 @@ class HybridPage(Page):
         if settings_changed:
             self.memory.show(s.curves)
             self.sources.object = _sources_html(s.models)
+            self.readout.fit(_readout_html(tokens, s.models,
+                                           {slot: s.report(slot, tokens) for slot in "ab"})
+                             for tokens in CONTEXTS)
         for slot in "ab":
             model = s.models[slot]
             self.model_cards[slot].visible = model is not None
@@ -616,7 +621,7 @@ class HybridPage(Page):
                 self.strips[slot].update_bytes(reports[slot])
             self.bars[slot].show(model, reports[slot], s.tokens)
         self.memory.mark(s.tokens, reports)
-        self.readout.object = _readout_html(s.tokens, s.models, reports)
+        self.readout.show(_readout_html(s.tokens, s.models, reports))
 
     def _on_custom(self, event) -> None:
         s: HybridState = self.state
