@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import param
 import pytest
+from helpers import columns, same
 
 from sim import recall as sim_recall
 from ui.pages import fixed_state
@@ -15,15 +14,9 @@ from ui.urlstate import apply_query, to_query
 
 
 def snapshot(page: FixedStatePage) -> dict:
-    """Everything the page's plots hold, as plain Python values (None for gaps)."""
-    out = {}
-    sources = {"value": page.value_source, "pair": page.pair_source,
-               "probe": page.probe_plot.source, "curve": page.curve_plot.source}
-    for name, source in sources.items():
-        for key, column in source.data.items():
-            out[f"{name}.{key}"] = [None if x is None or (isinstance(x, float) and math.isnan(x))
-                                    else (float(x) if isinstance(x, (int, float, np.number)) else x)
-                                    for x in list(column)]
+    """Everything the page's plots hold, as plain Python values (compare with ``same``)."""
+    out = columns({"value": page.value_source, "pair": page.pair_source,
+                   "probe": page.probe_plot.source, "curve": page.curve_plot.source})
     out["markers"] = (page.probe_plot.marker.location, page.curve_plot.marker.location)
     return out
 
@@ -42,10 +35,8 @@ def sim_inputs(state: FixedStateState):
 
 
 @pytest.fixture
-def page() -> FixedStatePage:
-    p = FixedStatePage()
-    assert p.layout is not None  # builds the widgets too
-    return p
+def page(build) -> FixedStatePage:
+    return build(FixedStatePage)
 
 
 def test_defaults_and_timeline_range(page):
@@ -122,10 +113,10 @@ def test_jump_equals_stepping(page):
     other = FixedStatePage()
     other.state.param.update(keys="correlated", rho=0.3, rule="deltanet", probe=3)
     other.state.jump(17)
-    assert snapshot(other) == stepped
+    assert same(snapshot(other), stepped)
     s.back()
     s.step()
-    assert snapshot(page) == stepped
+    assert same(snapshot(page), stepped)
 
 
 @pytest.mark.parametrize("knob, value", [
@@ -137,7 +128,7 @@ def test_every_control_changes_the_picture(page, knob, value):
     s.jump(9)
     before = snapshot(page)
     setattr(s, knob, value)
-    assert snapshot(page) != before, knob
+    assert not same(snapshot(page), before), knob
 
 
 def test_rho_changes_correlated_keys(page):
@@ -146,7 +137,7 @@ def test_rho_changes_correlated_keys(page):
     s.jump(6)
     before = snapshot(page)
     s.rho = 0.9
-    assert snapshot(page) != before
+    assert not same(snapshot(page), before)
     assert page.widgets["rho"].disabled is False
     s.keys = "orthonormal"
     assert page.widgets["rho"].disabled is True
@@ -186,7 +177,7 @@ def test_url_round_trip(page):
     notices, _ = apply_query(fresh.state, query)
     assert notices == []
     assert to_query(fresh.state) == query
-    assert snapshot(fresh) == snapshot(page)
+    assert same(snapshot(fresh), snapshot(page))
 
 
 def test_bad_link_value_gives_a_notice(page):
@@ -207,7 +198,7 @@ def test_sim_failure_gives_a_notice_and_keeps_the_picture(page, monkeypatch):
     s.seed = 9  # must not raise
     assert "something sim did not accept" in s.notice
     assert page.notice.visible
-    assert snapshot(page) == before
+    assert same(snapshot(page), before)
     monkeypatch.undo()
     s.seed = 10
     assert s.notice == ""
@@ -254,9 +245,7 @@ def test_presenter_view_scales_figures_and_restores_them(page):
     assert {k: w.width for k, w in page.widgets.items()} == widths
 
 
-def test_a_step_keeps_the_readouts_size():
-    page = FixedStatePage()
-    page.layout  # noqa: B018 — build the widgets too, as in the browser
+def test_a_step_keeps_the_readouts_size(page):
     sizers = set()
     for _ in range(page.state.t_max):
         page.state.step()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import columns, heat, same
 
 import sim
 from sim import scenarios
@@ -14,47 +15,22 @@ from ui.urlstate import apply_query, to_query
 def cds(page: GatesPage) -> dict:
     """Everything the page's plots hold right now, as plain lists."""
     views = [*page.heatmaps, page.vectors, page.erased, page.write, *page.line_plots]
-    out = {}
-    for i, view in enumerate(views):
-        for key, col in view.source.data.items():
-            out[f"{i}.{key}"] = [float(x) if isinstance(x, (float, np.floating)) else x
-                                 for x in np.asarray(col).tolist()]
+    out = columns({str(i): view.source for i, view in enumerate(views)})
     for i, view in enumerate([*page.heatmaps, page.vectors, page.erased, page.write]):
         out[f"{i}.range"] = (view.mapper.low, view.mapper.high)
     out["marker"] = page.norm_plot.marker.location
     return out
 
 
-def same(a: dict, b: dict) -> bool:
-    """Equal, treating NaN as equal to NaN."""
-    if a.keys() != b.keys():
-        return False
-    for key in a:
-        x, y = a[key], b[key]
-        if isinstance(x, list) and x and isinstance(x[0], float):
-            if not np.array_equal(np.asarray(x), np.asarray(y), equal_nan=True):
-                return False
-        elif x != y:
-            return False
-    return True
-
-
-def heat(page: GatesPage, i: int) -> np.ndarray:
-    h = page.heatmaps[i]
-    return np.asarray(h.image_source.data["image"][0]).reshape(h.rows, h.cols)
-
-
 @pytest.fixture
-def page() -> GatesPage:
-    p = GatesPage()
-    p.layout  # noqa: B018 — build the widgets too, as in the browser
-    return p
+def page(build) -> GatesPage:
+    return build(GatesPage)
 
 
 def test_stepping_shows_sims_states(page):
     s = page.state
     assert s.rules == ["linear", "retnet", "deltanet", "gated_deltanet"]
-    assert np.all(heat(page, 0) == 0)
+    assert np.all(heat(page.heatmaps[0]) == 0)
     for _ in range(5):
         s.step()
     stream = scenarios.overwrite(s.tokens, s.d, s.d, seed=s.seed, every=3)
@@ -68,7 +44,7 @@ def test_stepping_shows_sims_states(page):
                                   alpha=np.full(T, 0.9), beta=np.ones(T)),
     }
     for i, rule in enumerate(s.rules):
-        np.testing.assert_allclose(heat(page, i), expected[rule].states[4], rtol=0, atol=1e-15)
+        np.testing.assert_allclose(heat(page.heatmaps[i]), expected[rule].states[4], rtol=0, atol=1e-15)
         assert page.heatmaps[i].fig.title.text == LABELS[rule]
     # The delta panel at t = 5: DeltaNet's read-back and error, and its erased / written parts.
     state = sim.init_state("deltanet", s.d, s.d)

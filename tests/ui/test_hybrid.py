@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import columns, same
 
 from sim import cache
 from ui.pages.hybrid import (
@@ -29,14 +30,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def cds(page: HybridPage) -> dict:
     """Everything the page's plots and readouts hold right now, as plain lists."""
-    views = {"memory": page.memory.source, "now": page.memory.now,
-             **{f"strip_{k}": v.source for k, v in page.strips.items()},
-             **{f"bars_{k}": v.source for k, v in page.bars.items()}}
-    out: dict = {}
-    for name, source in views.items():
-        for key, col in source.data.items():
-            out[f"{name}.{key}"] = [float(x) if isinstance(x, (float, np.floating)) else x
-                                    for x in np.asarray(col).tolist()]
+    out = columns({"memory": page.memory.source, "now": page.memory.now,
+                   **{f"strip_{k}": v.source for k, v in page.strips.items()},
+                   **{f"bars_{k}": v.source for k, v in page.bars.items()}})
     out["marker"] = page.memory.marker.location
     out["readout"] = page.readout.object
     out["sources"] = page.sources.object
@@ -45,25 +41,9 @@ def cds(page: HybridPage) -> dict:
     return out
 
 
-def same(a: dict, b: dict) -> bool:
-    """Equal, treating NaN as equal to NaN."""
-    if a.keys() != b.keys():
-        return False
-    for key in a:
-        x, y = a[key], b[key]
-        if isinstance(x, list) and x and isinstance(x[0], float):
-            if not np.array_equal(np.asarray(x), np.asarray(y), equal_nan=True):
-                return False
-        elif x != y:
-            return False
-    return True
-
-
 @pytest.fixture
-def page() -> HybridPage:
-    p = HybridPage()
-    p.layout  # noqa: B018 — build the widgets too, as in the browser
-    return p
+def page(build) -> HybridPage:
+    return build(HybridPage)
 
 
 def test_defaults_and_the_context_grid(page):
@@ -111,9 +91,8 @@ def test_stepping_sweeps_the_context_jamba_4_gib_at_256k(page):
     assert report["total_bytes"] in page.memory.now.data["y"]
 
 
-def test_jump_equals_stepping(page):
-    other = HybridPage()
-    other.layout  # noqa: B018
+def test_jump_equals_stepping(page, build):
+    other = build(HybridPage)
     for _ in range(6):
         page.state.step()
     other.state.jump(6)
@@ -198,7 +177,7 @@ def test_layer_strip_kinds_parallel_and_windows(page):
         3, 7, 11, 15, 19, 23, 26]
 
 
-def test_url_round_trip(page):
+def test_url_round_trip(page, build):
     s = page.state
     s.param.update(model_a="custom", model_b="zamba2-2.7b", kv_dtype="fp16", state_dtype="bf16",
                    batch=32, custom={"name": "linked", "layers": [
@@ -207,8 +186,7 @@ def test_url_round_trip(page):
     s.jump(7)
     query = to_query(s)
     assert "http" not in query
-    fresh = HybridPage()
-    fresh.layout  # noqa: B018
+    fresh = build(HybridPage)
     notices, _ = apply_query(fresh.state, query)
     assert notices == []
     assert fresh.state.custom == s.custom and fresh.state.t == 7

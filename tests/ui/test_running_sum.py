@@ -6,6 +6,7 @@ import re
 
 import numpy as np
 import pytest
+from helpers import columns, heat, same
 
 import sim
 from sim import cost, scenarios
@@ -23,9 +24,7 @@ def snapshot(page: RunningSumPage) -> dict:
     for name, view in views.items():
         sources = ({"rows": view.rows, "block": view.block} if name == "memory"
                    else {"": view.source})
-        for sub, source in sources.items():
-            for key, col in source.data.items():
-                out[f"{name}.{sub}.{key}"] = np.asarray(col).tolist()
+        out.update(columns({f"{name}.{sub}": source for sub, source in sources.items()}))
         fig = view.fig
         out[f"{name}.title"] = fig.title.text
         if hasattr(view, "mapper"):
@@ -44,15 +43,9 @@ def snapshot(page: RunningSumPage) -> dict:
     return out
 
 
-def heat(view) -> np.ndarray:
-    return np.asarray(view.image_source.data["image"][0]).reshape(view.rows, view.cols)
-
-
 @pytest.fixture
-def page() -> RunningSumPage:
-    p = RunningSumPage()
-    p.layout  # noqa: B018 — build the widgets too, as in the browser
-    return p
+def page(build) -> RunningSumPage:
+    return build(RunningSumPage)
 
 
 def test_defaults_and_empty_start(page):
@@ -73,7 +66,7 @@ def test_stepping_shows_sims_state_write_and_outputs(page):
     for t in range(1, 6):
         before = snapshot(page)
         s.step()
-        assert snapshot(page) != before
+        assert not same(snapshot(page), before)
         step = sim.step("linear", state, stream.q[t - 1], stream.k[t - 1], stream.v[t - 1],
                         feature_map="elu+1", normalize=True)
         state = step.state
@@ -115,16 +108,15 @@ def test_worked_example_gives_the_lessons_numbers(page):
     np.testing.assert_array_equal(s.run.out_state[1], [0.5, 3.0])
 
 
-def test_jump_equals_stepping(page):
-    other = RunningSumPage()
-    other.layout  # noqa: B018
+def test_jump_equals_stepping(page, build):
+    other = build(RunningSumPage)
     for _ in range(7):
         page.state.step()
     other.state.jump(7)
-    assert snapshot(page) == snapshot(other)
+    assert same(snapshot(page), snapshot(other))
     page.state.back()
     other.state.jump(6)
-    assert snapshot(page) == snapshot(other)
+    assert same(snapshot(page), snapshot(other))
 
 
 @pytest.mark.parametrize("knob, value", [
@@ -135,7 +127,7 @@ def test_every_control_changes_the_picture(page, knob, value):
     page.state.jump(3)
     before = snapshot(page)
     setattr(page.state, knob, value)
-    assert snapshot(page) != before
+    assert not same(snapshot(page), before)
 
 
 def test_d_resizes_every_view_with_sims_cost_numbers(page):
@@ -161,17 +153,16 @@ def test_d_resizes_every_view_with_sims_cost_numbers(page):
     assert total["state"][-1] == 14_400_000  # 4·d²·T at T = 100,000
 
 
-def test_url_round_trip_reproduces_the_picture(page):
+def test_url_round_trip_reproduces_the_picture(page, build):
     s = page.state
     s.param.update(d=5, tokens=20, feature_map="identity", normalize=False, seed=3)
     s.jump(9)
     query = to_query(s)
-    fresh = RunningSumPage()
-    fresh.layout  # noqa: B018
+    fresh = build(RunningSumPage)
     notices, _ = apply_query(fresh.state, query)
     assert notices == []
     assert fresh.state.t == 9
-    assert snapshot(fresh) == snapshot(page)
+    assert same(snapshot(fresh), snapshot(page))
 
 
 def test_url_round_trip_of_the_worked_example(page):
@@ -179,7 +170,7 @@ def test_url_round_trip_of_the_worked_example(page):
     page.state.jump(1)
     fresh = RunningSumPage()
     apply_query(fresh.state, to_query(page.state))
-    assert snapshot(fresh) == snapshot(page)
+    assert same(snapshot(fresh), snapshot(page))
 
 
 def test_bad_link_values_give_notices(page):
@@ -199,7 +190,7 @@ def test_sim_error_gives_a_notice_and_keeps_the_picture(page, monkeypatch):
     page.state.d = 9  # must not raise
     assert "diverged" in page.state.notice
     assert page.state.d == 4  # the previous setting is back
-    assert snapshot(page) == before
+    assert same(snapshot(page), before)
     monkeypatch.undo()
     page.state.d = 5
     assert page.state.notice == ""
