@@ -1,8 +1,9 @@
 """Steps per second while playing at full speed, on each page of the built site in Chromium.
 
-    .venv/bin/python -m bench.frames [--seconds 4] [--repeat 3] [--steps 12]
+    .venv/bin/python -m bench.frames [--seconds 4] [--repeat 3] [--steps 12] [--site DIR]
 
-Expects dist/site (run `.venv/bin/python build.py` first); serves it on a free port in a thread
+Expects a built site in --site (default dist/site: run `.venv/bin/python build.py` first, or
+`build.py --out DIR` for another copy); serves it on a free port in a thread
 and opens each page in headless Chromium with every plot at d = 16 and a long stream (tokens or
 pairs = 64), at the top speed (`speed=60` in the link). Per page it prints:
 
@@ -139,14 +140,17 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="plays per page (median printed)")
     parser.add_argument("--steps", type=int, default=12, help="single steps timed per page")
     parser.add_argument("--pages", nargs="*", help="slugs to measure (default: all)")
+    parser.add_argument("--site", type=Path, default=SITE,
+                        help="the built site to measure (default: dist/site)")
     args = parser.parse_args()
-    if not (SITE / "index.html").exists():
-        sys.exit(f"error: {SITE}/index.html is missing: build the site first "
-                 "(.venv/bin/python build.py)")
+    site = args.site.resolve()
+    if not (site / "index.html").exists():
+        sys.exit(f"error: {site}/index.html is missing: build the site first "
+                 "(.venv/bin/python build.py [--out DIR])")
 
     from playwright.sync_api import sync_playwright  # noqa: PLC0415
 
-    server = make_server(SITE, 0)
+    server = make_server(site, 0)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}/"
     rows = []
