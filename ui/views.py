@@ -123,7 +123,7 @@ class Heatmap:
                                     level="overlay")
         # The borders are the grid's rows + cols + 2 lines, one segment glyph, not a rect per cell.
         self.borders = self.fig.segment("x0", "y0", "x1", "y1", source=self.grid_source,
-                                        line_color="#ffffff", line_alpha=0.5, level="overlay")
+                                        line_color="#ffffff", line_alpha="alpha", level="overlay")
         ink = {"field": "ink"} if contrast else self.INK
         self.labels = self.fig.text("x", "y", text="label", source=self.source, text_align="center",
                                     text_baseline="middle", text_font_size="11px", text_color=ink,
@@ -152,16 +152,31 @@ class Heatmap:
         ink = np.where(np.abs(values) > self.DARK * limit, self.INK_ON_DARK, self.INK)
         return {"label": [_fmt(v) for v in values], "ink": ink.tolist()}
 
-    @staticmethod
-    def _grid(rows: int, cols: int) -> dict:
-        """The lines between and around the cells: cols + 1 vertical, rows + 1 horizontal."""
+    BORDER_ALPHA = 0.5  # white at this opacity around every cell
+
+    @classmethod
+    def _grid(cls, rows: int, cols: int) -> dict:
+        """The lines between and around the cells: cols + 1 vertical, rows + 1 horizontal.
+
+        A line between two cells is as opaque as both cells' outlines drawn over each other
+        (1 − (1 − a)²), the frame's edge as one outline, so the grid looks as outlined cells did.
+        """
         xs = np.arange(cols + 1) - 0.5
         ys = np.arange(rows + 1) - 0.5
         top, bottom, left, right = -0.5, rows - 0.5, -0.5, cols - 0.5
+        a = cls.BORDER_ALPHA
+        inner = 1 - (1 - a) ** 2
+
+        def alphas(n: int) -> np.ndarray:  # n + 1 lines: the two outer ones once, inner twice
+            out = np.full(n + 1, inner)
+            out[[0, -1]] = a
+            return out
+
         return {"x0": np.concatenate([xs, np.full(rows + 1, left)]),
                 "x1": np.concatenate([xs, np.full(rows + 1, right)]),
                 "y0": np.concatenate([np.full(cols + 1, top), ys]),
-                "y1": np.concatenate([np.full(cols + 1, bottom), ys])}
+                "y1": np.concatenate([np.full(cols + 1, bottom), ys]),
+                "alpha": np.concatenate([alphas(cols), alphas(rows)])}
 
     def _cells(self, matrix: np.ndarray) -> dict:
         rows, cols = matrix.shape
