@@ -34,3 +34,14 @@ def same(a: dict, b: dict) -> bool:
 def heat(view) -> np.ndarray:
     """The matrix a ui.views.Heatmap shows (its image), as rows × cols."""
     return np.asarray(view.image_source.data["image"][0]).reshape(view.rows, view.cols)
+
+
+def sizers_over_a_run(page, readout) -> set[str]:
+    """Step ``page`` through its whole run: the texts ``readout`` (a ui.views.Readout) reserved
+    room for, checking at each step that it shows the current text."""
+    sizers = set()
+    for _ in range(page.state.t_max):
+        page.state.step()
+        sizers.add(readout._sizer)
+        assert readout.object in readout.pane.object
+    return sizers
