@@ -386,7 +386,10 @@ class MemoryPlot:
                 r.tags = [2.5]
                 self.renderers[slot].append(r)
                 items.append(LegendItem(label=f"{slot.upper()} {label}", renderers=[r]))
-        self.fig.scatter("x", "y", source=self.now, size=8, color="colour", line_color="white")
+        # What moves on a step (the current-context points and line) is drawn on the overlay
+        # layer, so BokehJS repaints neither the curves nor the log axes for it.
+        self.fig.scatter("x", "y", source=self.now, size=8, color="colour", line_color="white",
+                         level="overlay")
         self.legend = Legend(items=items, orientation="horizontal", ncols=3, location="center",
                              margin=2, padding=4, spacing=6, label_standoff=4, glyph_width=22,
                              click_policy="hide")
@@ -395,7 +398,7 @@ class MemoryPlot:
             ("context", "@x{0,0} tokens"), ("A total", "@a_total_text"),
             ("B total", "@b_total_text")]))
         self.marker = Span(location=CONTEXTS[0], dimension="height", line_color="#6e7781",
-                           line_dash="dotted", line_width=1.5)
+                           line_dash="dotted", line_width=1.5, level="overlay")
         self.fig.add_layout(self.marker)
         self.fig.xaxis.ticker = FixedTicker(ticks=[2**p for p in range(10, 21, 2)])
         self.fig.xaxis.formatter = TOKENS_FORMAT
