@@ -71,17 +71,21 @@ def orthonormal(T: int, d_k: int, d_v: int, seed: int = 0) -> Stream:
                   f"Orthonormal keys; after {d_k} tokens the keys repeat.")
 
 
+def _distinct_unit_keys(n: int, d_k: int, rng: np.random.Generator) -> np.ndarray:
+    """n unit keys (n, d_k): orthonormal while n ≤ d_k, random unit vectors beyond."""
+    if n <= d_k:
+        return orthonormal_basis(d_k, rng)[:n]
+    keys = rng.standard_normal((n, d_k))
+    return keys / np.linalg.norm(keys, axis=1, keepdims=True)
+
+
 def vocabulary(T: int, d_k: int, d_v: int, vocab_size: int = 4, seed: int = 0) -> Stream:
     """Keys drawn with repeats from a small vocabulary of unit keys (orthonormal when
     vocab_size ≤ d_k, else random unit vectors); each word keeps one value; q_t = k_t."""
     T, d_k, d_v = (check_positive_int(n, x) for n, x in (("T", T), ("d_k", d_k), ("d_v", d_v)))
     vocab_size = check_positive_int("vocab_size", vocab_size)
     rng = np.random.default_rng(_seed(seed))
-    if vocab_size <= d_k:
-        words = orthonormal_basis(d_k, rng)[:vocab_size]
-    else:
-        words = rng.standard_normal((vocab_size, d_k))
-        words /= np.linalg.norm(words, axis=1, keepdims=True)
+    words = _distinct_unit_keys(vocab_size, d_k, rng)  # (vocab_size, d_k)
     meanings = rng.standard_normal((vocab_size, d_v))  # one value per word
     index = rng.integers(0, vocab_size, size=T)
     k = words[index]
@@ -98,11 +102,7 @@ def associative_recall(n_pairs: int, d_k: int, d_v: int, seed: int = 0) -> Strea
     n = check_positive_int("n_pairs", n_pairs)
     d_k, d_v = check_positive_int("d_k", d_k), check_positive_int("d_v", d_v)
     rng = np.random.default_rng(_seed(seed))
-    if n <= d_k:
-        keys = orthonormal_basis(d_k, rng)[:n]
-    else:
-        keys = rng.standard_normal((n, d_k))
-        keys /= np.linalg.norm(keys, axis=1, keepdims=True)
+    keys = _distinct_unit_keys(n, d_k, rng)  # (n, d_k)
     values = rng.standard_normal((n, d_v))
     q = np.concatenate((keys, keys))
     k = np.concatenate((keys, np.zeros((n, d_k))))
