@@ -7,7 +7,7 @@ Expects a built site in --site (default dist/site: run `.venv/bin/python build.p
 and opens each page in headless Chromium with every plot at d = 16 and a long stream (tokens or
 pairs = 64), at the top speed (`speed=60` in the link). Per page it prints:
 
-- steps/s: Play pressed from t = 0, t read from the link (the page rewrites it on every step)
+- steps/s: Play pressed from t = 0, t read once per animation frame (`labPy.t()`) and timed
   each time it changes, for up to `--seconds` or until the run ends; the rate over the changes
   after the first (the first waits out the timer's period). Median of `--repeat` plays.
 - python ms/step: the synchronous time of `labPy.key("step")`: the Python step, the views'
@@ -50,10 +50,10 @@ QUERIES = {
     "hybrid": "speed=60",
 }
 
-# In the page, once per animation frame (so only while the main thread is free to paint): t from
-# the link, and the time each new t was seen. Until the run stops or the time is up.
+# In the page, once per animation frame (so only while the main thread is free to paint): the
+# page's t, and the time each new t was seen. Until the run stops or the time is up.
 PLAY_JS = """async (seconds) => {
-  const readT = () => Number(new URLSearchParams(location.search).get("t"));
+  const readT = () => Number(window.labPy.t());
   const frame = () => new Promise((r) => requestAnimationFrame(r));
   await frame();
   const first = readT();

@@ -22,6 +22,7 @@ from ui.urlstate import apply_query, to_query, url_params
 IN_BROWSER = sys.platform == "emscripten"
 TARGET = "lab-app"  # the id of the element the shell reserves for the simulator
 
+URL_PERIOD_MS = 250  # while playing, the link is rewritten at most this often
 READY: asyncio.Future | None = None  # resolved once the page is live in the browser
 
 
@@ -209,17 +210,35 @@ async def _launch_in_browser(make_page) -> Page:
 
     page.batch = await _render(layout)
 
-    def replace_url(*_events) -> None:
+    # The link follows every change; while playing, at most every URL_PERIOD_MS (a history
+    # update costs about 2 ms, on a step budget of 33), and exactly when play stops.
+    pending = None
+
+    def flush_url(*_args) -> None:
+        nonlocal pending
+        if pending is not None:
+            js.clearTimeout(pending)
+            pending = None
         js.window.labShell.setQuery(page.query())
 
-    page.state.param.watch(replace_url, url_params(page.state))
+    flush_proxy = create_proxy(flush_url)
+
+    def replace_url(*_events) -> None:
+        nonlocal pending
+        if not page.state.playing:
+            flush_url()
+        elif pending is None:
+            pending = js.setTimeout(flush_proxy, URL_PERIOD_MS)
+
+    page.state.param.watch(replace_url, [*url_params(page.state), "playing"])
     hooks = {
         "key": create_proxy(page.key),
         "csv": create_proxy(page.csv),
         "theme": create_proxy(lambda name: page.set_view(theme=str(name))),
-        "present": create_proxy(lambda on: (page.set_view(present=bool(on)), replace_url())),
+        "present": create_proxy(lambda on: (page.set_view(present=bool(on)), flush_url())),
         "query": create_proxy(page.query),
+        "t": create_proxy(lambda: page.state.t),
     }
     js.window.labPy = to_js(hooks, dict_converter=js.Object.fromEntries)
-    replace_url()
+    flush_url()
     return page

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import sys
-import time
 
 import panel as pn
 
@@ -15,14 +13,63 @@ from ui.theme import style_widget
 IN_BROWSER = sys.platform == "emscripten"
 
 
-async def _next_frame() -> None:
-    """Resolve after the browser's next animation frame (the step before it gets painted)."""
-    import js  # noqa: PLC0415 — Pyodide only
-    from pyodide.ffi import create_once_callable  # noqa: PLC0415
+class _FramePlayer:
+    """Play in the browser: one step per painted frame, at most ``speed`` steps a second.
 
-    done = asyncio.get_event_loop().create_future()
-    js.requestAnimationFrame(create_once_callable(lambda *_: done.done() or done.set_result(None)))
-    await done
+    A step runs in its own task just after a frame has been painted: the animation-frame
+    callback that follows BokehJS's repaint (queued after it, so it runs after it) only posts
+    the next step with ``setTimeout(0)``. So the browser lays out and paints each step before
+    the next one starts, and no frame is skipped waiting: when a step and its repaint take
+    longer than a frame, the next frame simply comes late. (Panel's periodic callback, by
+    contrast, runs overrunning steps back to back with nothing painted, and an asyncio loop
+    that sleeps and then awaits a frame loses a whole frame per step.)
+    """
+
+    def __init__(self, state: PageState, do):
+        import js  # noqa: PLC0415 — Pyodide only
+        from pyodide.ffi import create_proxy  # noqa: PLC0415
+
+        self.js, self.state, self.do = js, state, do
+        self.running = False
+        self.pending = False  # a callback of the loop is queued (never more than one)
+        self.last = -1e9
+        self._tick = create_proxy(self.tick)
+        self._after_frame = create_proxy(lambda *_: js.setTimeout(self._tick, 0))
+
+    def start(self) -> None:
+        self.running = True
+        self._queue(0)
+
+    def stop(self) -> None:
+        self.running = False  # the callback already queued finds this and ends the loop
+
+    def _queue(self, wait_ms: float) -> None:
+        if not self.pending:
+            self.pending = True
+            self.js.setTimeout(self._tick, wait_ms)
+
+    def tick(self, *_args) -> None:
+        self.pending = False
+        if not (self.running and self.state.playing):
+            self.running = False
+            return
+        wait = self.last + 1000.0 / self.state.speed - self.js.performance.now()
+        if wait > 1.0:  # slower than the frame rate: come back when the step is due
+            self._queue(wait)
+            return
+        self.last = self.js.performance.now()
+        try:
+            self.do(self.state.step)
+        except Exception as error:  # noqa: BLE001 — say so on the page, keep what it shows
+            self.running = False
+            self.state.notice = f"Play stopped: {type(error).__name__}: {error}"
+            self.state.playing = False
+            return
+        if self.state.playing:
+            self.pending = True
+            self.js.requestAnimationFrame(self._after_frame)
+        else:
+            self.running = False
 
 
 class Transport:
@@ -79,32 +126,20 @@ class Transport:
             self._restart_timer()
 
     def _restart_timer(self) -> None:
-        if self._timer is not None:
-            if IN_BROWSER:
-                self._timer.cancel()
+        if IN_BROWSER:
+            if self._timer is None:
+                self._timer = _FramePlayer(self.state, self._do)
+            if self.state.playing:
+                self._timer.start()
             else:
                 self._timer.stop()
-            self._timer = None
-        if not self.state.playing:
             return
-        if IN_BROWSER:
-            self._timer = asyncio.ensure_future(self._play_in_browser())
-        else:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        if self.state.playing:
             period = max(10, int(1000 / self.state.speed))
             self._timer = pn.state.add_periodic_callback(lambda: self._do(self.state.step), period=period)
-
-    async def _play_in_browser(self) -> None:
-        """Step at the chosen speed, but never faster than the browser paints.
-
-        Panel's periodic callback starts the next step at once when a step overruns its period,
-        so a play at full speed would run to the end in one block with nothing painted. Here
-        every step waits for the next animation frame, so each one is seen.
-        """
-        while self.state.playing:
-            started = time.perf_counter()
-            self._do(self.state.step)
-            await asyncio.sleep(max(1 / self.state.speed - (time.perf_counter() - started), 0))
-            await _next_frame()
 
     def panel(self) -> pn.viewable.Viewable:
         buttons = pn.Row(self.back, self.step, self.play, self.reset, margin=0,
