@@ -99,3 +99,34 @@ def test_python_side_reports_versions(context, server):
         "\",\".join([sys.version.split()[0], numpy.__version__, panel.__version__, bokeh.__version__])')")
     assert versions == "3.12.7,2.0.2,1.9.4,3.9.2"
     assert sim.RULES  # the same package, imported here for the comparison above
+
+
+FRAME_BOX_JS = """(id) => {
+  for (const root of Bokeh.index) {
+    const view = root.owner.find_one(root.model.document.get_model_by_id(id));
+    if (view != null) {
+      const r = view.el.getBoundingClientRect(), f = view.frame.bbox;
+      return [r.left + f.left, r.top + f.top, f.width, f.height];
+    }
+  }
+  return null;
+}"""
+
+
+def test_hybrid_strip_hover_follows_the_context(context, server):
+    """The layer strip's hover picks what a layer stores at the current context in the browser
+    (nothing is sent to the strip on a step): Jamba's layer 4 holds 1 GiB of KV cache at 256K
+    tokens in bf16, 2 GiB at 512K."""
+    visit = open_page(context, f"{server.url}hybrid.html?t=8")
+    page = visit.page
+    fig_id = page.evaluate(
+        "window.labPyodide.runPython('import ui.app; ui.app.READY.result().strips[\"a\"].fig.id')")
+    for t, expected in ((8, "1 GiB of KV cache"), (9, "2 GiB of KV cache")):
+        if t == 9:
+            page.get_by_role("button", name="Step", exact=True).click()
+            page.wait_for_function("window.labPy.t() === 9")
+        page.mouse.move(0, 0)
+        x0, y0, width, height = page.evaluate(FRAME_BOX_JS, fig_id)
+        page.mouse.move(x0 + width * 4.5 / 32, y0 + height / 2)  # layer 4 of 32 (attention)
+        page.get_by_text(expected, exact=True).wait_for(timeout=5_000)
+    assert visit.problems() == []

@@ -82,7 +82,8 @@ def test_stepping_sweeps_the_context_jamba_4_gib_at_256k(page):
     assert [i for i, b in enumerate(kv) if b] == [4, 12, 20, 28]  # i mod 8 = 4
     assert kv[4] == GiB and sum(kv) == 4 * GiB == cache.kv_cache_bytes("jamba-v0.1", 262144)
     assert page.bars["a"].source.data["state"][0] == 622592  # (8192·16 + 8192·3)·4 bytes
-    assert page.strips["a"].source.data["stores"][4] == "1 GiB of KV cache"
+    assert page.strips["a"].stores(8)[4] == "1 GiB of KV cache"
+    assert page.memory.marker.location == 262144  # the strip's hover reads the context there
     assert "262,144 tokens" in page.readout.object and "256K" in page.readout.object
     assert "0.125×" in page.readout.object and "32 GiB if all attention" in page.readout.object
     # the current points on the memory plot are sim's report at 256K

@@ -22,6 +22,7 @@ from bokeh.core.properties import field
 from bokeh.models import (
     AdaptiveTicker,
     ColumnDataSource,
+    CustomJSHover,
     CustomJSTickFormatter,
     FixedTicker,
     HoverTool,
@@ -73,12 +74,17 @@ SERIES = (("total_bytes", "total", "solid"), ("kv_cache_bytes", "KV", "dashed"),
           ("state_bytes", "state", "dotted"))
 
 # Axis labels in base-2 units (formatting only: bytes → "4 GiB", tokens → "256K").
-BYTES_FORMAT = CustomJSTickFormatter(code="""
+BYTES_JS = """
     const units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
     let x = tick, i = 0;
     while (Math.abs(x) >= 1024 && i < units.length - 1) { x /= 1024; i++; }
-    return (Math.round(x * 100) / 100) + " " + units[i];
-""")
+    const label = (Math.round(x * 100) / 100) + " " + units[i];
+"""
+BYTES_FORMAT = CustomJSTickFormatter(code=BYTES_JS + "return label;")
+# The per-layer bars rescale on every step. Their byte labels are all 8 characters wide in a
+# monospaced font, so the axis keeps its width: a label of another width would make BokehJS lay
+# the figure out again on each step (about a quarter of a step's time on this page).
+BYTES_FORMAT_FIXED = CustomJSTickFormatter(code=BYTES_JS + "return label.padStart(8);")
 TOKENS_FORMAT = CustomJSTickFormatter(code="""
     if (tick >= 1048576) return (tick / 1048576) + "M";
     if (tick >= 1024) return (tick / 1024) + "K";
@@ -258,9 +264,14 @@ class HybridState(PageState):
 
 class LayerStrip:
     """One model's layers as coloured cells (0-indexed), parallel mixers stacked in a layer;
-    hover gives the layer, its kind and what it stores at the current context."""
+    hover gives the layer, its kind and what it stores at the current context.
 
-    def __init__(self, slot: str):
+    What each layer stores at every context is written once per setting, and the hover picks
+    the current context's text in the browser. (Sending it on every step made BokehJS repaint
+    the strip and re-measure its legend: about a third of a step on this page.)
+    """
+
+    def __init__(self, slot: str, context):
         self.slot = slot
         self.source = ColumnDataSource({k: [] for k in (
             "layer", "row", "kind", "kind_label", "colour", "stores")})
@@ -273,17 +284,27 @@ class LayerStrip:
         self.legend = Legend(orientation="horizontal", location="center", margin=2, padding=4,
                              spacing=8, label_standoff=4, glyph_width=14, glyph_height=14)
         self.fig.add_layout(self.legend, "below")
-        self.fig.add_tools(HoverTool(renderers=[self.cells], tooltips=[
-            ("layer", "@layer"), ("kind", "@kind_label"), ("at this context", "@stores")]))
+        # Each layer's `stores` holds its text at every context, joined by "|"; the hover
+        # picks the current one from `context` (a model whose `location` is the context in
+        # tokens), so a step sends nothing to the strip.
+        at_context = CustomJSHover(args={"context": context, "contexts": list(CONTEXTS)},
+                                   code="""
+            const i = contexts.indexOf(context.location);
+            return value.split("|")[i < 0 ? 0 : i];
+        """)
+        self.fig.add_tools(HoverTool(renderers=[self.cells], formatters={"@stores": at_context},
+                                     tooltips=[("layer", "@layer"), ("kind", "@kind_label"),
+                                               ("at this context", "@stores{custom}")]))
         self.fig.xaxis.axis_label = "layer ℓ (0-indexed)"
         self.fig.yaxis.visible = False
         self.fig.ygrid.visible = False
         self.fig.xgrid.visible = False
 
-    def show(self, model: sim_cache.Model, report: dict) -> None:
-        layer, row, kinds, labels, colours, stores = [], [], [], [], [], []
+    def show(self, model: sim_cache.Model, reports: list[dict]) -> None:
+        """Draw ``model``; ``reports`` are sim's reports at each of CONTEXTS."""
+        layer, row, kinds, labels, colours = [], [], [], [], []
         in_layer: dict[int, int] = {}
-        for mixer, entry in zip(model.mixers, report["per_layer"]):
+        for mixer in model.mixers:
             kind = display_kind(mixer)
             layer.append(mixer.layer)
             row.append(in_layer.get(mixer.layer, 0))
@@ -292,9 +313,9 @@ class LayerStrip:
             labels.append(f"{KIND_LABELS[kind]} ({mixer.label})"
                           if mixer.label not in (KIND_LABELS[kind], mixer.kind) else KIND_LABELS[kind])
             colours.append(KIND_COLOURS[kind])
-            stores.append(_stores(entry))
+        stores = zip(*([_stores(entry) for entry in report["per_layer"]] for report in reports))
         self.source.data = {"layer": layer, "row": row, "kind": kinds, "kind_label": labels,
-                            "colour": colours, "stores": stores}
+                            "colour": colours, "stores": ["|".join(texts) for texts in stores]}
         rows = max(in_layer.values(), default=1)
         self.fig.x_range.update(start=-0.5, end=model.n_layers - 0.5)
         self.fig.y_range.update(start=rows - 0.5, end=-0.5)
@@ -305,9 +326,9 @@ class LayerStrip:
                                             index=kinds.index(k)) for k in present]
         self.fig.title.text = (f"{self.slot.upper()}: {model.name}, {model.n_layers} layers")
 
-    def update_bytes(self, report: dict) -> None:
-        """Only what each layer stores changes with the context: patch that column."""
-        self.source.data.update(stores=[_stores(entry) for entry in report["per_layer"]])
+    def stores(self, context: int) -> list[str]:
+        """What each layer stores at CONTEXTS[context], as the hover shows it."""
+        return [texts.split("|")[context] for texts in self.source.data["stores"]]
 
 
 def _stores(entry: dict) -> str:
@@ -338,7 +359,8 @@ class LayerBars:
             ("fixed state", "@state_text")]))
         self.fig.y_range.start = 0
         self.fig.yaxis.ticker = byte_ticker()
-        self.fig.yaxis.formatter = BYTES_FORMAT
+        self.fig.yaxis.formatter = BYTES_FORMAT_FIXED
+        self.fig.yaxis.major_label_text_font = "monospace"
         self.fig.xaxis.axis_label = "layer ℓ"
         self.fig.yaxis.axis_label = "bytes"
         self.fig.xgrid.visible = False
@@ -521,9 +543,9 @@ class HybridPage(Page):
 
     def _build(self) -> pn.viewable.Viewable:
         s: HybridState = self.state
-        self.strips = {slot: LayerStrip(slot) for slot in "ab"}
-        self.bars = {slot: LayerBars(slot, self.strips[slot].fig.x_range) for slot in "ab"}
         self.memory = MemoryPlot()
+        self.strips = {slot: LayerStrip(slot, self.memory.marker) for slot in "ab"}
+        self.bars = {slot: LayerBars(slot, self.strips[slot].fig.x_range) for slot in "ab"}
         for fig in (self.memory.fig, *(v.fig for v in (*self.strips.values(),
                                                       *self.bars.values()))):
             self.add_figure(fig)
@@ -610,18 +632,17 @@ class HybridPage(Page):
         if settings_changed:
             self.memory.show(s.curves)
             self.sources.object = _sources_html(s.models)
+            every = {slot: [s.report(slot, tokens) for tokens in CONTEXTS] for slot in "ab"}
             self.readout.fit(_readout_html(tokens, s.models,
-                                           {slot: s.report(slot, tokens) for slot in "ab"})
-                             for tokens in CONTEXTS)
+                                           {slot: every[slot][i] for slot in "ab"})
+                             for i, tokens in enumerate(CONTEXTS))
         for slot in "ab":
             model = s.models[slot]
             self.model_cards[slot].visible = model is not None
             if model is None:
                 continue
             if settings_changed:
-                self.strips[slot].show(model, reports[slot])
-            else:
-                self.strips[slot].update_bytes(reports[slot])
+                self.strips[slot].show(model, every[slot])
             self.bars[slot].show(model, reports[slot], s.tokens)
         self.memory.mark(s.tokens, reports)
         self.readout.show(_readout_html(s.tokens, s.models, reports))
