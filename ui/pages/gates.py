@@ -345,25 +345,25 @@ class GatesPage(Page):
         p = self.state.param
         w = 220
         widgets = [
-            pn.widgets.MultiChoice.from_param(p.rules, name="Rules to compare (2 to 4)",
+            pn.widgets.MultiChoice.from_param(p.rules, label="Rules to compare (2 to 4)",
                                               max_items=MAX_RULES, sizing_mode="stretch_width",
                                               min_width=w, max_width=2 * w + 10),
-            pn.widgets.Select.from_param(p.scenario, name="Token stream", width=w),
-            pn.widgets.IntSlider.from_param(p.d, name="Size d = d_k = d_v", width=w),
-            pn.widgets.IntSlider.from_param(p.tokens, name="Tokens T", width=w),
-            pn.widgets.FloatSlider.from_param(p.gamma, name="RetNet decay γ", width=w),
-            pn.widgets.FloatSlider.from_param(p.alpha, name="Decay gate α", width=w),
-            pn.widgets.FloatSlider.from_param(p.beta, name="Write strength β", width=w),
-            pn.widgets.Checkbox.from_param(p.normalize_keys, name="Normalise keys (L2)", width=w),
+            pn.widgets.Select.from_param(p.scenario, label="Token stream", width=w),
+            pn.widgets.IntSlider.from_param(p.d, label="Size d = d_k = d_v", width=w),
+            pn.widgets.IntSlider.from_param(p.tokens, label="Tokens T", width=w),
+            pn.widgets.FloatSlider.from_param(p.gamma, label="RetNet decay γ", width=w),
+            pn.widgets.FloatSlider.from_param(p.alpha, label="Decay gate α", width=w),
+            pn.widgets.FloatSlider.from_param(p.beta, label="Write strength β", width=w),
+            pn.widgets.Checkbox.from_param(p.normalize_keys, label="Normalise keys (L2)", width=w),
             pn.widgets.Checkbox.from_param(p.data_dependent_gates,
-                                           name="Data-dependent gates (per token)", width=w),
+                                           label="Data-dependent gates (per token)", width=w),
         ]
         return pn.FlexBox(*widgets, sizing_mode="stretch_width", align_items="end",
                           css_classes=["lab-controls"])
 
     def main(self) -> pn.viewable.Viewable:
         inspect = pn.widgets.Select.from_param(self.state.param.inspect,
-                                               name="Take apart the update of", width=220)
+                                               label="Take apart the update of", width=220)
         states = pn.FlexBox(*self.heat_panes, sizing_mode="stretch_width")
         delta = pn.FlexBox(pn.pane.Bokeh(self.vectors.fig), pn.pane.Bokeh(self.erased.fig),
                            pn.pane.Bokeh(self.write.fig), sizing_mode="stretch_width")

@@ -528,7 +528,7 @@ class HybridPage(Page):
     def __init__(self, state: HybridState | None = None):
         super().__init__(state or HybridState())
         # On this page a step doubles the context: say so on the shared timeline.
-        self.transport.timeline.name = "Context step (1K → 1M tokens)"
+        self.transport.timeline.label = "Context step (1K → 1M tokens)"
         # Built here, not in main(): launch() applies the presenter view (which hides
         # self.secondary) before it asks for the layout.
         self._body = self._build()
@@ -560,16 +560,16 @@ class HybridPage(Page):
         # The dtype choices as outlined primary buttons (as on the fixed-state page): the chosen
         # one is filled, which reads in both themes (the default style marks it by a shadow only).
         self.widgets = {
-            "model_a": pn.widgets.Select.from_param(s.param.model_a, name="Model A", width=230),
-            "model_b": pn.widgets.Select.from_param(s.param.model_b, name="Model B (to compare)",
+            "model_a": pn.widgets.Select.from_param(s.param.model_a, label="Model A", width=230),
+            "model_b": pn.widgets.Select.from_param(s.param.model_b, label="Model B (to compare)",
                                                     width=230),
             "kv_dtype": pn.widgets.RadioButtonGroup.from_param(
-                s.param.kv_dtype, name="KV cache dtype", width=220, button_type="primary",
-                button_style="outline"),
+                s.param.kv_dtype, label="KV cache dtype", width=220, color="primary",
+                variant="outline"),
             "state_dtype": pn.widgets.RadioButtonGroup.from_param(
-                s.param.state_dtype, name="State dtype", width=220, button_type="primary",
-                button_style="outline"),
-            "batch": pn.widgets.IntSlider.from_param(s.param.batch, name="Batch (sequences)",
+                s.param.state_dtype, label="State dtype", width=220, color="primary",
+                variant="outline"),
+            "batch": pn.widgets.IntSlider.from_param(s.param.batch, label="Batch (sequences)",
                                                      width=220),
         }
         w = self.widgets
@@ -580,12 +580,12 @@ class HybridPage(Page):
             w["batch"], sizing_mode="stretch_width", align_items="end")
 
         self.editor = pn.widgets.TextAreaInput(
-            name="Custom model (JSON)",
+            label="Custom model (JSON)",
             value=format_model_json(s.custom), height=260, sizing_mode="stretch_width",
             min_width=280, max_width=760, styles={"font-family": "monospace"})
         self.editor_message = pn.pane.Alert("", alert_type="danger", visible=False,
                                             sizing_mode="stretch_width", max_width=760)
-        apply = pn.widgets.Button(name="Apply and show as model A", button_type="primary",
+        apply = pn.widgets.Button(label="Apply and show as model A", color="primary",
                                   width=240)
         apply.on_click(self._apply_and_show)
         for widget in (*self.widgets.values(), self.editor, apply):

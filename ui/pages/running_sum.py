@@ -581,14 +581,14 @@ class RunningSumPage(Page):
     # Layout -----------------------------------------------------------------------------------
     def main(self) -> pn.viewable.Viewable:
         s = self.state
-        preset = pn.widgets.RadioButtonGroup.from_param(s.param.preset, name="Token stream",
-                                                        button_type="default")
-        d = pn.widgets.IntSlider.from_param(s.param.d, name="Size d (d_k = d_v)", width=220)
-        tokens = pn.widgets.IntSlider.from_param(s.param.tokens, name="Tokens T", width=220)
-        fmap = pn.widgets.RadioButtonGroup.from_param(s.param.feature_map, name="Feature map φ",
-                                                      button_type="default")
+        preset = pn.widgets.RadioButtonGroup.from_param(s.param.preset, label="Token stream",
+                                                        color="default")
+        d = pn.widgets.IntSlider.from_param(s.param.d, label="Size d (d_k = d_v)", width=220)
+        tokens = pn.widgets.IntSlider.from_param(s.param.tokens, label="Tokens T", width=220)
+        fmap = pn.widgets.RadioButtonGroup.from_param(s.param.feature_map, label="Feature map φ",
+                                                      color="default")
         norm = pn.widgets.Checkbox.from_param(s.param.normalize,
-                                              name="Divide by φ(q)·z (normalise)")
+                                              label="Divide by φ(q)·z (normalise)")
 
         fixed = pn.pane.HTML("<i>The worked example has d = 2 and two tokens.</i>",
                              margin=(0, 10))
