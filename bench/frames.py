@@ -1,6 +1,6 @@
 """Steps per second while playing at full speed, on each page of the built site in Chromium.
 
-    .venv/bin/python -m bench.frames [--seconds 4] [--repeat 3] [--steps 12] [--site DIR]
+    .venv/bin/python -m bench.frames [--seconds 4] [--repeat 5] [--steps 12] [--site DIR]
 
 Expects a built site in --site (default dist/site: run `.venv/bin/python build.py` first, or
 `build.py --out DIR` for another copy); serves it on a free port in a thread
@@ -137,7 +137,7 @@ def step_times(page, steps: int) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=4.0, help="longest play measured")
-    parser.add_argument("--repeat", type=int, default=3, help="plays per page (median printed)")
+    parser.add_argument("--repeat", type=int, default=5, help="plays per page (median printed)")
     parser.add_argument("--steps", type=int, default=12, help="single steps timed per page")
     parser.add_argument("--pages", nargs="*", help="slugs to measure (default: all)")
     parser.add_argument("--site", type=Path, default=SITE,

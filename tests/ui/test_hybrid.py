@@ -129,7 +129,7 @@ def test_the_custom_model_changes_the_picture_when_shown(page):
     after = cds(page)
     assert not same(before, after)
     assert page.strips["a"].fig.title.text == "A: tiny, 1 layers"
-    assert page.bars["a"].source.data["kv"] == [2 * 64 * 2 * 1024]
+    assert list(page.bars["a"].source.data["kv"]) == [2 * 64 * 2 * 1024]
 
 
 def test_dtypes_and_batch_scale_as_sim_says(page):
@@ -299,3 +299,15 @@ def test_memory_axis_covers_every_line(page):
 def test_a_step_keeps_the_readouts_size(page):
     (sizer,) = sizers_over_a_run(page, page.readout)  # one for the whole run
     assert "tokens" in sizer
+
+
+def test_bars_axis_follows_the_tallest_bar_and_a_step_resends_only_the_cache(page):
+    bars = page.bars["a"]
+    state_before = bars.source.data["state"]
+    page.state.step()
+    data = bars.source.data
+    assert data["state"] is state_before  # a step sends the KV columns only
+    tallest = max(k + s for k, s in zip(data["kv"], data["state"]))
+    assert bars.fig.y_range.start == 0 and bars.fig.y_range.end == pytest.approx(tallest * 1.05)
+    page.state.kv_dtype = "fp32"  # a new setting resends everything and rescales
+    assert bars.fig.y_range.end == pytest.approx(2 * tallest * 1.05, rel=0.01)

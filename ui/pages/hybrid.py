@@ -347,7 +347,8 @@ class LayerBars:
         self.source = ColumnDataSource({k: [] for k in (
             "layer", "kv", "state", "kv_colour", "kv_text", "state_text", "kinds")})
         self.fig = figure(title="", height=230, sizing_mode="stretch_width", min_width=300,
-                          max_width=980, tools=TOOLS, toolbar_location="above", x_range=x_range)
+                          max_width=980, tools=TOOLS, toolbar_location="above", x_range=x_range,
+                          y_range=Range1d(0, 1))
         self.fig.toolbar.logo = None
         # KV bars take the colour of the layer's attention kind, state bars the linear/SSM
         # colour, as in the strip above; a layer with both (Falcon-H1) stacks them.
@@ -357,7 +358,6 @@ class LayerBars:
         self.fig.add_tools(HoverTool(renderers=bars, tooltips=[
             ("layer", "@layer"), ("kind", "@kinds"), ("KV cache", "@kv_text"),
             ("fixed state", "@state_text")]))
-        self.fig.y_range.start = 0
         self.fig.yaxis.ticker = byte_ticker()
         self.fig.yaxis.formatter = BYTES_FORMAT_FIXED
         self.fig.yaxis.major_label_text_font = "monospace"
@@ -367,7 +367,7 @@ class LayerBars:
 
     def show(self, model: sim_cache.Model, report: dict, tokens: int) -> None:
         n = model.n_layers
-        kv, state = [0] * n, [0] * n
+        kv, state = np.zeros(n), np.zeros(n)  # floats: sent as one buffer, exact below 2⁵³
         kv_colour = [KIND_COLOURS["full"]] * n
         kinds: list[list[str]] = [[] for _ in range(n)]
         for mixer, entry in zip(model.mixers, report["per_layer"]):
@@ -376,11 +376,19 @@ class LayerBars:
             kinds[entry["layer"]].append(KIND_LABELS[display_kind(mixer)])
             if mixer.kind in sim_cache.ATTENTION_KINDS:
                 kv_colour[entry["layer"]] = KIND_COLOURS[display_kind(mixer)]
-        self.source.data = {
-            "layer": list(range(n)), "kv": kv, "state": state, "kv_colour": kv_colour,
-            "kv_text": [sim_cache.format_bytes(b) for b in kv],
-            "state_text": [sim_cache.format_bytes(b) for b in state],
-            "kinds": [" + ".join(k) for k in kinds]}
+        columns = {"kv": kv, "kv_text": [sim_cache.format_bytes(b) for b in kv]}
+        rest = {"layer": np.arange(n), "state": state, "kv_colour": kv_colour,
+                "state_text": [sim_cache.format_bytes(b) for b in state],
+                "kinds": [" + ".join(k) for k in kinds]}
+        data = self.source.data
+        if all(k in data and len(data[k]) == n and list(data[k]) == list(v)
+               for k, v in rest.items()):
+            data.update(**columns)  # a step: only the KV cache grows; send just that
+        else:
+            self.source.data = {**rest, **columns}
+        # The axis is set here, not by a DataRange1d: BokehJS would recompute it on every paint.
+        top = float(np.max(kv + state)) if n else 0.0
+        self.fig.y_range.update(start=0, end=top * 1.05 if top > 0 else 1.0)
         self.fig.title.text = f"{self.slot.upper()}: bytes per layer at {context_label(tokens)}"
 
 
