@@ -14,7 +14,7 @@ import sys
 
 import panel as pn
 
-from ui.controls import Transport
+from ui.controls import Deferred, Transport
 from ui.state import PageState
 from ui.theme import scale_widgets, style_figure
 from ui.urlstate import apply_query, to_query, url_params
@@ -212,23 +212,14 @@ async def _launch_in_browser(make_page) -> Page:
 
     # The link follows every change; while playing, at most every URL_PERIOD_MS (a history
     # update costs about 2 ms, on a step budget of 33), and exactly when play stops.
-    pending = None
-
-    def flush_url(*_args) -> None:
-        nonlocal pending
-        if pending is not None:
-            js.clearTimeout(pending)
-            pending = None
-        js.window.labShell.setQuery(page.query())
-
-    flush_proxy = create_proxy(flush_url)
+    url_later = Deferred(lambda: js.window.labShell.setQuery(page.query()), URL_PERIOD_MS)
+    flush_url = url_later.flush
 
     def replace_url(*_events) -> None:
-        nonlocal pending
-        if not page.state.playing:
+        if page.state.playing:
+            url_later.request()
+        else:
             flush_url()
-        elif pending is None:
-            pending = js.setTimeout(flush_proxy, URL_PERIOD_MS)
 
     page.state.param.watch(replace_url, [*url_params(page.state), "playing"])
     hooks = {

@@ -11,6 +11,31 @@ from ui.state import PageState
 from ui.theme import style_widget
 
 IN_BROWSER = sys.platform == "emscripten"
+TIMELINE_PERIOD_MS = 100  # while playing, the timeline moves at most this often
+
+
+class Deferred:
+    """In the browser: run ``fn`` once, ``ms`` milliseconds after the first ``request`` since it
+    last ran. Used to follow a playing page at a few updates a second with what nobody reads at
+    30 frames a second (the link, the timeline's number); ``flush`` runs it now."""
+
+    def __init__(self, fn, ms: float):
+        import js  # noqa: PLC0415 — Pyodide only
+        from pyodide.ffi import create_proxy  # noqa: PLC0415
+
+        self.js, self.fn, self.ms = js, fn, ms
+        self.handle = None
+        self._run = create_proxy(self.flush)
+
+    def request(self) -> None:
+        if self.handle is None:
+            self.handle = self.js.setTimeout(self._run, self.ms)
+
+    def flush(self, *_args) -> None:
+        if self.handle is not None:
+            self.js.clearTimeout(self.handle)
+            self.handle = None
+        self.fn()
 
 
 class _FramePlayer:
@@ -34,7 +59,11 @@ class _FramePlayer:
         self.pending = False  # a callback of the loop is queued (never more than one)
         self.last = -1e9
         self._tick = create_proxy(self.tick)
-        self._after_frame = create_proxy(lambda *_: js.setTimeout(self._tick, 0))
+        # A message to ourselves runs as soon as the frame is painted (a zero timeout may wait
+        # several milliseconds more for the timer queue).
+        self._channel = js.MessageChannel.new()
+        self._channel.port1.onmessage = self._tick
+        self._after_frame = create_proxy(lambda *_: self._channel.port2.postMessage(None))
 
     def start(self) -> None:
         self.running = True
@@ -98,6 +127,7 @@ class Transport:
         self.timeline.param.watch(lambda e: state.jump(e.new), "value")
         state.param.watch(self._sync, ["t", "t_max", "playing", "speed", "seed"])
         self._timer = None
+        self._timeline_later: Deferred | None = None
 
     @property
     def widgets(self) -> list:
@@ -111,10 +141,23 @@ class Transport:
         if event.new is not None and event.new != self.state.seed:
             self.state.seed = int(event.new)
 
-    def _sync(self, *events) -> None:
+    def _sync_timeline(self) -> None:
         s = self.state
         if (self.timeline.end, self.timeline.value) != (s.t_max, s.t):
             self.timeline.param.update(end=s.t_max, value=s.t)
+
+    def _sync(self, *events) -> None:
+        s = self.state
+        if IN_BROWSER and s.playing and self.timeline.end == s.t_max:
+            # While playing, the timeline follows at TIMELINE_PERIOD_MS: moving the slider and
+            # its number costs ~2.5 ms a step (Panel and BokehJS), on a budget of 33.
+            if self._timeline_later is None:
+                self._timeline_later = Deferred(self._sync_timeline, TIMELINE_PERIOD_MS)
+            self._timeline_later.request()
+        elif self._timeline_later is not None:
+            self._timeline_later.flush()
+        else:
+            self._sync_timeline()
         if self.speed.value != s.speed:
             self.speed.value = s.speed
         if self.seed.value != s.seed:

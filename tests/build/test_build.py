@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -64,3 +65,14 @@ def test_pins_cover_what_the_browser_loads():
         assert name in pins["pure_wheels"]
     assert set(pins["browser_stack"]["dropped_requirements"]) >= {"pandas", "nh3"}
     json.dumps(pins)  # plain data only
+
+
+def test_bokehjs_patches_match_the_pinned_bokeh_once():
+    """Each edit to the shipped bokeh.min.js finds its text exactly once (the build stops
+    otherwise), so a Bokeh upgrade that moves the code is caught here first."""
+    import bokeh
+
+    text = (Path(bokeh.__file__).parent / "server" / "static" / "js" / "bokeh.min.js").read_text()
+    for old, new, why in build.BOKEHJS_PATCHES:
+        assert text.count(old) == 1, why
+        assert new not in text, why

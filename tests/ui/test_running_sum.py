@@ -231,6 +231,8 @@ def test_presenter_view_hides_secondary_and_restyles(page):
     page.set_view(theme="dark", present=False)
     assert all(item.visible for item in page.secondary)
     assert page.tokens.veil.fill_color == "#161b22"
+    label = page.memory.crossover_label  # its box follows the theme, not white on dark
+    assert (label.background_fill_color, label.text_color) == ("#161b22", "#e6edf3")
 
 
 def test_state_needs_no_page():

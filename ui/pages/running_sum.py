@@ -362,6 +362,12 @@ class MemoryStack:
             "what": [f"{name} of token {i + 1}: {d} numbers"
                      for i in range(T) for name in ("k", "v")]}
 
+    def restyle(self, theme: str) -> None:
+        c = THEMES.get(theme, THEMES["light"])
+        self.crossover_label.update(text_color=c["text"], background_fill_color=c["background"])
+        for label in (self.cache_label, self.state_label):
+            label.text_color = c["text"]
+
     def show(self, t: int) -> None:
         """Show the first t tokens' rows (k and v of each)."""
         shown = list(range(2 * t))
@@ -497,6 +503,7 @@ class RunningSumPage(Page):
     def set_view(self, *, theme: str | None = None, present: bool | None = None) -> None:
         super().set_view(theme=theme, present=present)
         self.tokens.restyle(self.theme)
+        self.memory.restyle(self.theme)
         self._accent_write(min(self.state.t, self.state.run.T))
 
     # Readouts ---------------------------------------------------------------------------------
