@@ -365,7 +365,9 @@ class LayerBars:
         self.fig.yaxis.axis_label = "bytes"
         self.fig.xgrid.visible = False
 
-    def show(self, model: sim_cache.Model, report: dict, tokens: int) -> None:
+    def show(self, model: sim_cache.Model, report: dict, tokens: int, *, new: bool = True) -> None:
+        """Draw ``report`` (sim's, at ``tokens``); ``new=False`` when only the context changed
+        since the last call, so only the KV cache's columns are sent."""
         n = model.n_layers
         kv, state = np.zeros(n), np.zeros(n)  # floats: sent as one buffer, exact below 2⁵³
         kv_colour = [KIND_COLOURS["full"]] * n
@@ -377,15 +379,13 @@ class LayerBars:
             if mixer.kind in sim_cache.ATTENTION_KINDS:
                 kv_colour[entry["layer"]] = KIND_COLOURS[display_kind(mixer)]
         columns = {"kv": kv, "kv_text": [sim_cache.format_bytes(b) for b in kv]}
-        rest = {"layer": np.arange(n), "state": state, "kv_colour": kv_colour,
+        if new or len(self.source.data["kv"]) != n:
+            self.source.data = {
+                **columns, "layer": np.arange(n), "state": state, "kv_colour": kv_colour,
                 "state_text": [sim_cache.format_bytes(b) for b in state],
                 "kinds": [" + ".join(k) for k in kinds]}
-        data = self.source.data
-        if all(k in data and len(data[k]) == n and list(data[k]) == list(v)
-               for k, v in rest.items()):
-            data.update(**columns)  # a step: only the KV cache grows; send just that
         else:
-            self.source.data = {**rest, **columns}
+            self.source.data.update(**columns)  # a step: only the KV cache grows
         # The axis is set here, not by a DataRange1d: BokehJS would recompute it on every paint.
         top = float(np.max(kv + state)) if n else 0.0
         self.fig.y_range.update(start=0, end=top * 1.05 if top > 0 else 1.0)
@@ -635,25 +635,26 @@ class HybridPage(Page):
     # Refresh ---------------------------------------------------------------------------------
     def _refresh(self, *events) -> None:
         s: HybridState = self.state
-        reports = {slot: s.report(slot) for slot in "ab"}
         settings_changed = not events or any(e.name == "revision" for e in events)
         if settings_changed:
+            # Everything a step shows, for every context of these settings: a step looks it up.
+            self._reports = [{slot: s.report(slot, tokens) for slot in "ab"} for tokens in CONTEXTS]
+            self._readouts = [_readout_html(tokens, s.models, self._reports[i])
+                              for i, tokens in enumerate(CONTEXTS)]
             self.memory.show(s.curves)
             self.sources.object = _sources_html(s.models)
-            every = {slot: [s.report(slot, tokens) for tokens in CONTEXTS] for slot in "ab"}
-            self.readout.fit(_readout_html(tokens, s.models,
-                                           {slot: every[slot][i] for slot in "ab"})
-                             for i, tokens in enumerate(CONTEXTS))
+            self.readout.fit(self._readouts)
+        reports = self._reports[s.t]
         for slot in "ab":
             model = s.models[slot]
             self.model_cards[slot].visible = model is not None
             if model is None:
                 continue
             if settings_changed:
-                self.strips[slot].show(model, every[slot])
-            self.bars[slot].show(model, reports[slot], s.tokens)
+                self.strips[slot].show(model, [r[slot] for r in self._reports])
+            self.bars[slot].show(model, reports[slot], s.tokens, new=settings_changed)
         self.memory.mark(s.tokens, reports)
-        self.readout.show(_readout_html(s.tokens, s.models, reports))
+        self.readout.show(self._readouts[s.t])
 
     def _on_custom(self, event) -> None:
         s: HybridState = self.state
