@@ -49,14 +49,21 @@ class Readout:
     def __init__(self, **params):
         self.pane = pn.pane.HTML("", **params)
         self.object = ""
+        self.texts: list[str] = []
         self._sizer = ""
 
     def fit(self, texts) -> None:
-        """Reserve room for the longest of ``texts`` (every text this setting can show)."""
-        sizer = max(texts, key=lambda html: len(_TAG.sub("", html)), default="")
+        """Reserve room for the longest of ``texts`` (every text this setting can show). They
+        are kept, in order, for ``show_at``."""
+        self.texts = list(texts)
+        sizer = max(self.texts, key=lambda html: len(_TAG.sub("", html)), default="")
         if sizer != self._sizer:
             self._sizer = sizer
             self._send()
+
+    def show_at(self, i: int) -> None:
+        """Show the i-th of the texts given to ``fit`` (on a page: the text for token t)."""
+        self.show(self.texts[i])
 
     def show(self, html: str) -> None:
         if html != self.object:

@@ -46,3 +46,19 @@ def test_readout_reserves_the_longest_text_and_sends_only_changes():
     assert r.object == "short" and "visibility:hidden" in sent
     r.show("short")
     assert r.pane.object is sent
+    r.show_at(2)  # the fitted texts, by index (a page's text for token t)
+    assert r.object == "mid text" and r.pane.object is not sent
+
+
+def test_rendered_readout_sets_its_models_text_directly():
+    """Once rendered, a readout writes the text to its Bokeh models itself (Panel's own update
+    re-derives every property of the pane); the model holds what Panel would have sent."""
+    from bokeh.document import Document
+
+    r = Readout()
+    r.fit(["a < b", "longer & longer"])
+    model = r.pane.get_root(Document())
+    r.show("a < b")
+    assert r.object == "a < b" and "a < b" in r.pane.object
+    assert model.text == r.pane._transform_object(r.pane.object)["object"]
+    assert "a &lt; b" in model.text  # escaped, as Panel sends HTML panes' text

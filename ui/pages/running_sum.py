@@ -490,8 +490,8 @@ class RunningSumPage(Page):
         self.work.mark(mark)
         self.total.mark(mark)
         self.bytes.mark(t)
-        for readout, html in self.readouts.items():
-            readout.show(html(run, t))
+        for readout in self.readouts:
+            readout.show_at(t)  # the texts of this run, made once by fit()
 
     def _accent_write(self, t: int) -> None:
         c = THEMES.get(self.theme, THEMES["light"])
