@@ -43,7 +43,7 @@ class _FramePlayer:
 
     A step runs in its own task just after a frame has been painted: the animation-frame
     callback that follows BokehJS's repaint (queued after it, so it runs after it) only posts
-    the next step with ``setTimeout(0)``. So the browser lays out and paints each step before
+    the next step as a message to itself. So the browser lays out and paints each step before
     the next one starts, and no frame is skipped waiting: when a step and its repaint take
     longer than a frame, the next frame simply comes late. (Panel's periodic callback, by
     contrast, runs overrunning steps back to back with nothing painted, and an asyncio loop
