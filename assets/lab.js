@@ -173,7 +173,41 @@ if not hasattr(pyodide.ffi, "jsnull"):
     $("lab-status").hidden = true;
     $("btn-csv").disabled = false;
     window.labLive = true;
+    try {
+      pauseUnseenFigures(window.labPy.figures());
+    } catch (err) {  // an optimisation only: every figure then keeps painting
+      console.warn("Figures out of view keep painting:", err);
+    }
     registerServiceWorker();
+  }
+
+  // ---- figures out of sight are not repainted ---------------------------------------------
+  // BokehJS repaints every changed figure on every step, on screen or not. A figure scrolled
+  // out of view (or hidden in the presenter view) is paused; it is repainted, as it is now, as
+  // soon as it comes within 200 px of the view, and before the page is printed.
+  function pauseUnseenFigures(ids) {
+    if (!("IntersectionObserver" in window) || !window.Bokeh) return;
+    const views = new Map();
+    for (const root of Bokeh.index) {
+      for (const id of ids) {
+        const model = root.model.document.get_model_by_id(id);
+        const view = model != null ? root.owner.find_one(model) : null;
+        if (view != null) views.set(view.el, view);
+      }
+    }
+    const paused = new Set();
+    const show = (view, seen) => {
+      if (seen && paused.has(view)) { paused.delete(view); view.unpause(); }
+      else if (!seen && !paused.has(view)) { paused.add(view); view.pause(); }
+    };
+    const observer = new IntersectionObserver((entries) => {
+      for (const entry of entries) {
+        const view = views.get(entry.target);
+        if (view != null) show(view, entry.isIntersecting);
+      }
+    }, { rootMargin: "200px" });
+    for (const el of views.keys()) observer.observe(el);
+    window.addEventListener("beforeprint", () => { for (const view of [...paused]) show(view, true); });
   }
 
   // ---- hooks Python calls -----------------------------------------------------------------

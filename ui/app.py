@@ -229,6 +229,7 @@ async def _launch_in_browser(make_page) -> Page:
         "present": create_proxy(lambda on: (page.set_view(present=bool(on)), flush_url())),
         "query": create_proxy(page.query),
         "t": create_proxy(lambda: page.state.t),
+        "figures": create_proxy(lambda: to_js([fig.id for fig in page.figures])),
     }
     js.window.labPy = to_js(hooks, dict_converter=js.Object.fromEntries)
     flush_url()

@@ -166,6 +166,12 @@ def snapshot(page) -> list[str]:
 def shot(page, name: str) -> Path:
     SHOTS.mkdir(exist_ok=True)
     path = SHOTS / f"{name}.png"
+    # Figures scrolled out of view are paused (not repainted); printing repaints them all, and
+    # a full-page picture needs them as printed.
+    page.evaluate("""() => new Promise((resolve) => {
+      window.dispatchEvent(new Event("beforeprint"));
+      requestAnimationFrame(() => requestAnimationFrame(resolve));
+    })""")
     page.screenshot(path=str(path), full_page=True)
     return path
 

@@ -130,3 +130,40 @@ def test_hybrid_strip_hover_follows_the_context(context, server):
         page.mouse.move(x0 + width * 4.5 / 32, y0 + height / 2)  # layer 4 of 32 (attention)
         page.get_by_text(expected, exact=True).wait_for(timeout=5_000)
     assert visit.problems() == []
+
+
+FIGURE_STATE_JS = """(ids) => ids.map((id) => {
+  for (const root of Bokeh.index) {
+    const model = root.model.document.get_model_by_id(id);
+    const view = model != null ? root.owner.find_one(model) : null;
+    if (view != null) return [view.is_paused, view._render_count];
+  }
+  return null;
+})"""
+
+
+def test_figures_out_of_view_are_paused_and_repainted_when_seen(context, server):
+    """A figure scrolled out of view is not repainted on a step (BokehJS would repaint every
+    changed figure); scrolled into view it is repainted at once, at the current t."""
+    visit = open_page(context, f"{server.url}running-sum.html")
+    page = visit.page
+    page.set_viewport_size({"width": 1000, "height": 600})
+    ids = page.evaluate("Array.from(window.labPy.figures())")  # tokens first, memory in bytes last
+    page.wait_for_function(f"({FIGURE_STATE_JS})({ids!r})[{len(ids) - 1}][0] === true")
+    (top_paused, _), (_, bottom_paints) = (
+        page.evaluate(FIGURE_STATE_JS, ids)[i] for i in (0, len(ids) - 1))
+    assert top_paused is False
+    page.get_by_role("button", name="Step", exact=True).click()
+    page.wait_for_function("window.labPy.t() === 1")
+    page.wait_for_timeout(300)
+    assert page.evaluate(FIGURE_STATE_JS, ids)[-1] == [True, bottom_paints]  # not repainted
+    page.evaluate("""(id) => {
+      for (const root of Bokeh.index) {
+        const model = root.model.document.get_model_by_id(id);
+        if (model != null) root.owner.find_one(model).el.scrollIntoView();
+      }
+    }""", ids[-1])
+    page.wait_for_function(f"({FIGURE_STATE_JS})({ids!r})[{len(ids) - 1}][0] === false")
+    page.wait_for_function(f"({FIGURE_STATE_JS})({ids!r})[{len(ids) - 1}][1] > {bottom_paints}")
+    assert page.evaluate(FIGURE_STATE_JS, ids)[0][0] is True  # the top is out of view now
+    assert visit.problems() == []
