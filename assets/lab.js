@@ -183,31 +183,31 @@ if not hasattr(pyodide.ffi, "jsnull"):
 
   // ---- figures out of sight are not repainted ---------------------------------------------
   // BokehJS repaints every changed figure on every step, on screen or not. A figure scrolled
-  // out of view (or hidden in the presenter view) is paused; it is repainted, as it is now, as
-  // soon as it comes within 200 px of the view, and before the page is printed.
+  // out of view (or hidden in the presenter view) holds its repaints (Bokeh's `hold_render`);
+  // it is repainted, as it is now, as soon as it comes within 200 px of the view, and before
+  // the page is printed. (A view's pause() would not stay: BokehJS unpauses every figure each
+  // time it lays the page out.)
   function pauseUnseenFigures(ids) {
     if (!("IntersectionObserver" in window) || !window.Bokeh) return;
-    const views = new Map();
+    const models = new Map();
     for (const root of Bokeh.index) {
       for (const id of ids) {
         const model = root.model.document.get_model_by_id(id);
         const view = model != null ? root.owner.find_one(model) : null;
-        if (view != null) views.set(view.el, view);
+        if (view != null) models.set(view.el, model);
       }
     }
-    const paused = new Set();
-    const show = (view, seen) => {
-      if (seen && paused.has(view)) { paused.delete(view); view.unpause(); }
-      else if (!seen && !paused.has(view)) { paused.add(view); view.pause(); }
+    const show = (model, seen) => {
+      if (model.hold_render === seen) model.hold_render = !seen;
     };
     const observer = new IntersectionObserver((entries) => {
       for (const entry of entries) {
-        const view = views.get(entry.target);
-        if (view != null) show(view, entry.isIntersecting);
+        const model = models.get(entry.target);
+        if (model != null) show(model, entry.isIntersecting);
       }
     }, { rootMargin: "200px" });
-    for (const el of views.keys()) observer.observe(el);
-    window.addEventListener("beforeprint", () => { for (const view of [...paused]) show(view, true); });
+    for (const el of models.keys()) observer.observe(el);
+    window.addEventListener("beforeprint", () => { for (const model of models.values()) show(model, true); });
   }
 
   // ---- hooks Python calls -----------------------------------------------------------------

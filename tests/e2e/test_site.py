@@ -136,7 +136,7 @@ FIGURE_STATE_JS = """(ids) => ids.map((id) => {
   for (const root of Bokeh.index) {
     const model = root.model.document.get_model_by_id(id);
     const view = model != null ? root.owner.find_one(model) : null;
-    if (view != null) return [view.is_paused, view._render_count];
+    if (view != null) return [model.hold_render, view._render_count];
   }
   return null;
 })"""
