@@ -189,25 +189,32 @@ if not hasattr(pyodide.ffi, "jsnull"):
   // time it lays the page out.)
   function pauseUnseenFigures(ids) {
     if (!("IntersectionObserver" in window) || !window.Bokeh) return;
-    const models = new Map();
+    const views = new Map();
     for (const root of Bokeh.index) {
       for (const id of ids) {
         const model = root.model.document.get_model_by_id(id);
         const view = model != null ? root.owner.find_one(model) : null;
-        if (view != null) models.set(view.el, model);
+        if (view != null) views.set(view.el, view);
       }
     }
-    const show = (model, seen) => {
-      if (model.hold_render === seen) model.hold_render = !seen;
+    const show = (view, seen) => {
+      if (view.model.hold_render === seen) view.model.hold_render = !seen;
     };
     const observer = new IntersectionObserver((entries) => {
       for (const entry of entries) {
-        const model = models.get(entry.target);
-        if (model != null) show(model, entry.isIntersecting);
+        const view = views.get(entry.target);
+        if (view != null) show(view, entry.isIntersecting);
       }
     }, { rootMargin: "200px" });
-    for (const el of models.keys()) observer.observe(el);
-    window.addEventListener("beforeprint", () => { for (const model of models.values()) show(model, true); });
+    for (const el of views.keys()) observer.observe(el);
+    window.addEventListener("beforeprint", () => {
+      for (const view of views.values()) {
+        if (view.model.hold_render) {
+          show(view, true);
+          view.repaint();  // now: printing does not wait for the next animation frame
+        }
+      }
+    });
   }
 
   // ---- hooks Python calls -----------------------------------------------------------------

@@ -119,6 +119,7 @@ class Heatmap:
     DARK = 0.55  # beyond this fraction of the colour scale's limit a cell is too dark for black ink
     MAX_LABELLED = 64  # cells; beyond this the numbers do not fit and hover gives them
     INK, INK_ON_DARK = "#1f2328", "#ffffff"
+    TINY = 1e-9  # of the colour scale's limit: below it a number is rounding residue, shown "≈0"
 
     def __init__(self, title: str, rows: int, cols: int, *, row_label: str, col_label: str,
                  row_symbol: str = "i", col_symbol: str = "j", width: int = 300, height: int = 300,
@@ -170,7 +171,12 @@ class Heatmap:
             return {"label": [""] * len(values), "ink": [self.INK] * len(values)}
         limit = max(abs(self.mapper.high or 1.0), 1e-300)
         ink = np.where(np.abs(values) > self.DARK * limit, self.INK_ON_DARK, self.INK)
-        return {"label": [_fmt(v) for v in values], "ink": ink.tolist()}
+        # Rounding residue (|x| below a billionth of the scale, e.g. 1e-17 left where the delta
+        # rule erased a value exactly) reads "≈0": its digits would spill out of the cell; hover
+        # still gives the exact value.
+        tiny = self.TINY * limit
+        labels = [_fmt(v) if v == 0 or abs(v) >= tiny else "≈0" for v in values]
+        return {"label": labels, "ink": ink.tolist()}
 
     BORDER_ALPHA = 0.5  # white at this opacity around every cell
 

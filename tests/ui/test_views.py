@@ -37,6 +37,14 @@ def test_heatmap_draws_on_the_overlay_with_its_own_bar_mapper():
     assert LinePlot("p", ["a"], x_label="x", y_label="y").marker.level == "overlay"
 
 
+def test_heatmap_numbers_show_rounding_residue_as_about_zero():
+    h = Heatmap("erased", 2, 2, row_label="i", col_label="j")
+    h.set_range(1.5)
+    h.update(np.array([[-1.2e-17, 0.0], [0.004, -1.25]]))
+    assert h.source.data["label"] == ["≈0", "0", "4.0e-03", "-1.25"]
+    np.testing.assert_array_equal(h.image_source.data["image"][0][0], [-1.2e-17, 0.0])  # hover
+
+
 def test_readout_reserves_the_longest_text_and_sends_only_changes():
     r = Readout()
     r.fit(["short", "<b>much</b> longer text", "mid text"])
