@@ -123,9 +123,8 @@ def play_rates(page, seconds: float) -> tuple[float, float]:
     return (changes[-1][1] - played["first"]) / elapsed_s, len(changes) / elapsed_s
 
 
-def step_times(page, steps: int) -> tuple[float, float]:
-    """Median (python ms, frame ms) over single Steps from t = 0, restarting at the run's end."""
-    t_max = int(page.evaluate(f"window.labPyodide.runPython({T_MAX_PY!r})"))
+def step_times(page, steps: int, t_max: int) -> tuple[float, float]:
+    """Median (python ms, frame ms) over single Steps from t = 0, restarting at t_max."""
     page.evaluate("window.labPy.key('reset')")
     python_ms, frame_ms = [], []
     t = 0
@@ -179,7 +178,7 @@ def main() -> None:
                 page.set_viewport_size({"width": VIEWPORT["width"], "height": height})
                 page.wait_for_timeout(500)
                 plays = [play_rates(page, args.seconds) for _ in range(n_plays)]
-                python_ms, frame_ms = step_times(page, args.steps)
+                python_ms, frame_ms = step_times(page, args.steps, t_max)
                 page.close()
                 rate = statistics.median(r for r, _ in plays)
                 shown = statistics.median(s for _, s in plays)

@@ -113,10 +113,6 @@ class Model:
             grouped[mixer.layer].append(mixer)
         return grouped
 
-    @property
-    def has_attention(self) -> bool:
-        return any(m.kind in ATTENTION_KINDS for m in self.mixers)
-
 
 # ---------------------------------------------------------------------------------------------
 # Loading and validation
@@ -324,16 +320,6 @@ def full_attention_reference(model: Any) -> Model | None:
             mixers.extend(group)
     return Model(f"{model.name} (full attention)", model.source, (), tuple(mixers),
                  model.n_layers)
-
-
-def full_attention_ratio(model: Any, tokens: int, kv_dtype: str = "bf16") -> float | None:
-    """KV cache of the model over that of its full-attention reference at `tokens` tokens;
-    None when the model has no attention (or at 0 tokens)."""
-    reference = full_attention_reference(model)
-    if reference is None:
-        return None
-    full = kv_cache_bytes(reference, tokens, 1, kv_dtype)
-    return kv_cache_bytes(model, tokens, 1, kv_dtype) / full if full else None
 
 
 def per_layer(model: Any, tokens: int, batch: int = 1, kv_dtype: str = "bf16",

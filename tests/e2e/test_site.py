@@ -101,16 +101,19 @@ def test_python_side_reports_versions(context, server):
     assert sim.RULES  # the same package, imported here for the comparison above
 
 
-FRAME_BOX_JS = """(id) => {
+# The BokehJS view of the model with this id (a figure's, here).
+VIEW_JS = """const view = (id) => {
   for (const root of Bokeh.index) {
-    const view = root.owner.find_one(root.model.document.get_model_by_id(id));
-    if (view != null) {
-      const r = view.el.getBoundingClientRect(), f = view.frame.bbox;
-      return [r.left + f.left, r.top + f.top, f.width, f.height];
-    }
+    const model = root.model.document.get_model_by_id(id);
+    if (model != null) return root.owner.find_one(model);
   }
   return null;
-}"""
+};"""
+# Its frame's box on the page: left, top, width, height.
+FRAME_BOX_JS = f"""(id) => {{ {VIEW_JS}
+  const v = view(id), r = v.el.getBoundingClientRect(), f = v.frame.bbox;
+  return [r.left + f.left, r.top + f.top, f.width, f.height];
+}}"""
 
 
 def test_hybrid_strip_hover_follows_the_context(context, server):
@@ -132,17 +135,13 @@ def test_hybrid_strip_hover_follows_the_context(context, server):
     assert visit.problems() == []
 
 
-FIGURE_STATE_JS = """(ids) => ids.map((id) => {
-  for (const root of Bokeh.index) {
-    const model = root.model.document.get_model_by_id(id);
-    const view = model != null ? root.owner.find_one(model) : null;
-    if (view != null) return [model.hold_render, view._render_count];
-  }
-  return null;
-})"""
+# Per figure id: whether it holds its repaints, and how many times it has painted.
+FIGURE_STATE_JS = f"""(ids) => {{ {VIEW_JS}
+  return ids.map((id) => [view(id).model.hold_render, view(id)._render_count]);
+}}"""
 
 
-def test_figures_out_of_view_are_paused_and_repainted_when_seen(context, server):
+def test_figures_out_of_view_hold_their_repaints_and_repaint_when_seen(context, server):
     """A figure scrolled out of view is not repainted on a step (BokehJS would repaint every
     changed figure); scrolled into view it is repainted at once, at the current t."""
     visit = open_page(context, f"{server.url}running-sum.html")
@@ -150,19 +149,14 @@ def test_figures_out_of_view_are_paused_and_repainted_when_seen(context, server)
     page.set_viewport_size({"width": 1000, "height": 600})
     ids = page.evaluate("Array.from(window.labPy.figures())")  # tokens first, memory in bytes last
     page.wait_for_function(f"({FIGURE_STATE_JS})({ids!r})[{len(ids) - 1}][0] === true")
-    (top_paused, _), (_, bottom_paints) = (
+    (top_held, _), (_, bottom_paints) = (
         page.evaluate(FIGURE_STATE_JS, ids)[i] for i in (0, len(ids) - 1))
-    assert top_paused is False
+    assert top_held is False
     page.get_by_role("button", name="Step", exact=True).click()
     page.wait_for_function("window.labPy.t() === 1")
     page.wait_for_timeout(300)
     assert page.evaluate(FIGURE_STATE_JS, ids)[-1] == [True, bottom_paints]  # not repainted
-    page.evaluate("""(id) => {
-      for (const root of Bokeh.index) {
-        const model = root.model.document.get_model_by_id(id);
-        if (model != null) root.owner.find_one(model).el.scrollIntoView();
-      }
-    }""", ids[-1])
+    page.evaluate(f"(id) => {{ {VIEW_JS} view(id).el.scrollIntoView(); }}", ids[-1])
     page.wait_for_function(f"({FIGURE_STATE_JS})({ids!r})[{len(ids) - 1}][0] === false")
     page.wait_for_function(f"({FIGURE_STATE_JS})({ids!r})[{len(ids) - 1}][1] > {bottom_paints}")
     assert page.evaluate(FIGURE_STATE_JS, ids)[0][0] is True  # the top is out of view now

@@ -58,7 +58,7 @@ def test_readout_reserves_the_longest_text_and_sends_only_changes():
     assert r.object == "mid text" and r.pane.object is not sent
 
 
-def test_rendered_readout_sets_its_models_text_directly():
+def test_rendered_readout_sets_its_models_text_directly(monkeypatch):
     """Once rendered, a readout writes the text to its Bokeh models itself (Panel's own update
     re-derives every property of the pane); the model holds what Panel would have sent."""
     from bokeh.document import Document
@@ -66,7 +66,10 @@ def test_rendered_readout_sets_its_models_text_directly():
     r = Readout()
     r.fit(["a < b", "longer & longer"])
     model = r.pane.get_root(Document())
+    panel_updates = []
+    monkeypatch.setattr(r.pane, "_update_object", lambda *args: panel_updates.append(args))
     r.show("a < b")
+    assert panel_updates == []  # not through Panel's update
     assert r.object == "a < b" and "a < b" in r.pane.object
     assert model.text == r.pane._transform_object(r.pane.object)["object"]
     assert "a &lt; b" in model.text  # escaped, as Panel sends HTML panes' text

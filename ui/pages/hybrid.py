@@ -639,11 +639,10 @@ class HybridPage(Page):
         if settings_changed:
             # Everything a step shows, for every context of these settings: a step looks it up.
             self._reports = [{slot: s.report(slot, tokens) for slot in "ab"} for tokens in CONTEXTS]
-            self._readouts = [_readout_html(tokens, s.models, self._reports[i])
-                              for i, tokens in enumerate(CONTEXTS)]
             self.memory.show(s.curves)
             self.sources.object = _sources_html(s.models)
-            self.readout.fit(self._readouts)
+            self.readout.fit(_readout_html(tokens, s.models, self._reports[i])
+                             for i, tokens in enumerate(CONTEXTS))
         reports = self._reports[s.t]
         for slot in "ab":
             model = s.models[slot]
@@ -654,7 +653,7 @@ class HybridPage(Page):
                 self.strips[slot].show(model, [r[slot] for r in self._reports])
             self.bars[slot].show(model, reports[slot], s.tokens, new=settings_changed)
         self.memory.mark(s.tokens, reports)
-        self.readout.show(self._readouts[s.t])
+        self.readout.show_at(s.t)
 
     def _on_custom(self, event) -> None:
         s: HybridState = self.state
