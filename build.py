@@ -34,6 +34,9 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
+# The pages rendered ahead of time name Panel's stylesheets relative to the page (the site's own
+# copy), as the browser's loader does with an absolute URL: set before panel is imported.
+os.environ["PANEL_CDN_ROOT"] = "static/panel/"
 CACHE = ROOT / ".cache" / "build"
 OUT = ROOT / "dist" / "site"
 PINS = tomllib.loads((ROOT / "pins.toml").read_text())
@@ -466,7 +469,7 @@ def copy_static(out: Path, katex: Path) -> None:
 
 
 def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id: str,
-                 allow_missing: bool = False) -> list[str]:
+                 allow_missing: bool = False, only: list[str] | None = None) -> list[str]:
     sys.path.insert(0, str(ROOT))
     from ui.pages import PAGES  # noqa: PLC0415
 
@@ -474,6 +477,8 @@ def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id
     nav = [(p.slug, p.short) for p in PAGES]
     written = []
     for page in PAGES:
+        if only and page.slug not in only:
+            continue
         entry = ROOT / "site" / f"{page.module}.py"
         text_file = ROOT / "assets" / "texts" / f"{page.slug}.html"
         if not entry.exists() and allow_missing:
@@ -481,8 +486,10 @@ def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id
             continue
         if not entry.exists():
             raise BuildError(f"{page.slug}: entry script site/{page.module}.py is missing")
+        ahead = prerender_page(page)
         config = {"page": page.slug, "title": page.title, "packages": packages, "sizes": sizes,
-                  "build": build_id, "code": entry.read_text()}
+                  "build": build_id, "code": entry.read_text(),
+                  "prerender": {k: ahead[k] for k in ("query", "csv", "t_max")}}
         body = shell
         for key, value in {
             "TITLE": html.escape(page.title),
@@ -492,6 +499,7 @@ def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id
                 for slug, title in nav),
             "TEXT": text_file.read_text() if text_file.exists() else "",
             "CONFIG": json.dumps(config).replace("</", "<\\/"),
+            "DOC": ahead["doc"].replace("</", "<\\/"),
             "BUILD": build_id,
         }.items():
             body = body.replace("{{" + key + "}}", value)
@@ -505,6 +513,26 @@ def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id
     (out / "index.html").write_text(index.replace("{{CARDS}}", cards).replace("{{BUILD}}", build_id))
     log(f"pages: index.html, {', '.join(written)}")
     return ["index.html", *written]
+
+
+def prerender_page(info) -> dict:
+    """The page's default run rendered in CPython (ui.app.prerender): shown at first paint and
+    stepped by the browser's player before Pyodide has loaded."""
+    import importlib  # noqa: PLC0415
+
+    from ui.app import prerender  # noqa: PLC0415
+    from ui.page import Page  # noqa: PLC0415
+
+    module = importlib.import_module(f"ui.pages.{info.module}")
+    classes = [c for c in vars(module).values()
+               if isinstance(c, type) and issubclass(c, Page) and c.slug == info.slug]
+    if len(classes) != 1:
+        raise BuildError(f"ui/pages/{info.module}.py: expected one Page with slug {info.slug!r}")
+    started = time.monotonic()
+    ahead = prerender(classes[0])
+    log(f"{info.slug}: default run rendered ahead of time ({len(ahead['doc']) / 1e3:.0f} kB "
+        f"document, t up to {ahead['t_max']}, {time.monotonic() - started:.1f} s)")
+    return ahead
 
 
 def write_service_worker(out: Path, build_id: str) -> None:
@@ -594,6 +622,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--allow-missing", action="store_true", help="skip pages whose entry script is missing")
+    parser.add_argument("--only", action="append", metavar="SLUG", help="build only these pages (development)")
     args = parser.parse_args()
     started = time.monotonic()
     check_versions()
@@ -637,7 +666,7 @@ def main() -> None:
         if path.is_file():
             digest.update(sha256(path).encode())
     build_id = digest.hexdigest()[:12]
-    pages = render_pages(out, packages, sizes, build_id, args.allow_missing)
+    pages = render_pages(out, packages, sizes, build_id, args.allow_missing, args.only)
     write_service_worker(out, build_id)
     write_build_info(out, lock, official, others, sources, pages, build_id)
     assert_self_contained(out)
