@@ -36,8 +36,13 @@ def document_json(layout, target: str) -> str:
     layout.server_doc(doc=doc)
     root = doc.roots[0]
     docs_json, _ = standalone_docs_json_and_render_items([root], suppress_callback_warning=True)
-    return json.dumps({"target_id": target, "root_id": root.id,
+    text = json.dumps({"target_id": target, "root_id": root.id,
                        "doc": list(docs_json.values())[0], "version": __version__})
+    if not IN_BROWSER:  # built ahead of time: Panel's stylesheets from the site's own copy
+        from panel.io.resources import CDN_DIST, JS_VERSION  # noqa: PLC0415
+
+        text = text.replace(CDN_DIST, f"static/panel/{JS_VERSION}/dist/")
+    return text
 
 
 def prerender(page_class) -> dict:

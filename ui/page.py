@@ -79,7 +79,7 @@ class Page(param.Parameterized):
         # is part of a document when a model in it refers to it); the player finds them by name.
         self.info.tags = [self.frames]
         self._good = self.settings_now()
-        self._reverting = False
+        self._reverting = self._quiet = False
         self._own_notice = ""
         self.run = self.compute()  # the defaults must run
         self._apply(self.run)
@@ -118,7 +118,7 @@ class Page(param.Parameterized):
         return w
 
     def _changed(self, *events) -> None:
-        if self._reverting:
+        if self._reverting or self._quiet:
             return
         with self.batch():
             try:
@@ -143,14 +143,15 @@ class Page(param.Parameterized):
         one by one and name each that cannot. Returns the notices."""
         if not updates:
             return []
-        self._reverting = True  # no recompute per setting
+        self._quiet = True  # no recompute per setting (a page's own watchers still run)
         try:
-            self.param.update(**updates)
+            for name, value in updates.items():  # in the link's order
+                setattr(self, name, value)
             run = self.compute()
         except SETTINGS_ERRORS:
             run = None
         finally:
-            self._reverting = False
+            self._quiet = False
         if run is not None:
             self._good = self.settings_now()
             self._apply(run)
