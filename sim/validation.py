@@ -33,15 +33,25 @@ class DivergenceError(ValueError):
 
 
 def describe(x: Any) -> str:
-    """A short description of a value for error messages: shape for arrays, repr otherwise."""
+    """A short description of a value for error messages: shape for arrays, repr otherwise
+    (strings cut before repr, huge integers by their size: never a long or multi-line text)."""
     if isinstance(x, np.ndarray):
         return f"an array of shape {x.shape}"
     if isinstance(x, (list, tuple)):
         try:
             return f"a {type(x).__name__} of shape {np.shape(x)}"
-        except ValueError:
+        except (ValueError, RecursionError):
             return f"a ragged {type(x).__name__}"
-    text = repr(x)
+    if isinstance(x, int) and not isinstance(x, bool) and x.bit_length() > 128:
+        return f"an integer of about {int(x.bit_length() * 0.30103) + 1:,} digits"
+    if isinstance(x, str) and len(x) > 60:
+        x = x[:60]
+    if isinstance(x, dict):
+        return f"a dict of {len(x)} items"
+    try:
+        text = repr(x)
+    except Exception:  # noqa: BLE001 — a broken __repr__ must not replace the real message
+        text = f"a {type(x).__name__}"
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -49,7 +59,7 @@ def check_choice(name: str, value: Any, accepted: Iterable[str]) -> str:
     """`value` must be one of `accepted` (strings)."""
     accepted = tuple(accepted)
     if not isinstance(value, str) or value not in accepted:
-        raise ValueError(f"{name}: unknown value {value!r}; accepted: {', '.join(accepted)}")
+        raise ValueError(f"{name}: unknown value {describe(value)}; accepted: {', '.join(accepted)}")
     return value
 
 
