@@ -8,8 +8,10 @@ hostile or mistaken text costs at most the time to read 64 KiB once:
     depth   at most MAX_DEPTH nested arrays/objects, counted by a linear scan before json.loads
             (json.loads recurses: 100,000 brackets would raise RecursionError)
     numbers integers of more than MAX_NUMBER_DIGITS digits are never converted (a 5,000-digit
-            integer is kept as a `LongNumber` that says how long it is); NaN and Infinity are
-            refused; a float beyond float64's range is a `LongNumber` too
+            integer is kept as a `LongNumber` that says how long it is); NaN, Infinity and a
+            float beyond float64's range are `LongNumber`s too: no field accepts one, so they are
+            refused with the field's path (and a config.json may keep them in fields that do
+            not matter, as transformers writes time_step_limit [0.0, Infinity])
     keys    a key repeated in one object is refused (json.loads would keep the last silently)
 
 Messages are one line of plain text. Values from the user are quoted shortened (`quote`,
@@ -46,6 +48,8 @@ class LongNumber:
         self.start = text[:12]
 
     def __repr__(self) -> str:
+        if self.start in ("NaN", "Infinity", "-Infinity"):
+            return f"{self.start} (not a finite number)"
         if self.chars <= MAX_NUMBER_DIGITS:
             return f"{self.start} (beyond float64's range)"
         return f"a number written with {self.chars:,} characters ({self.start}…)"
@@ -157,8 +161,8 @@ def _parse_float(text: str) -> float | LongNumber:
     return x if math.isfinite(x) else LongNumber(text)
 
 
-def _parse_constant(name: str) -> Any:
-    raise ValueError(f"config: {name} is not a JSON number; give a finite number")
+def _parse_constant(name: str) -> LongNumber:
+    return LongNumber(name)  # refused where a field needs a number, with the field's path
 
 
 def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -170,7 +174,7 @@ def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def nesting_depth(text: str, limit: int = MAX_DEPTH) -> int:
+def nesting_depth(text: str, limit: int = MAX_DEPTH, what: str = "config") -> int:
     """Deepest nesting of [ ] and { } outside strings; stops and raises past `limit`.
 
     One pass over the special characters only (no regex over whole strings, which can take
@@ -193,7 +197,7 @@ def nesting_depth(text: str, limit: int = MAX_DEPTH) -> int:
         elif c in "[{":
             depth += 1
             if depth > limit:
-                raise ValueError(f"config: nested more than {limit} levels deep "
+                raise ValueError(f"{what}: nested more than {limit} levels deep "
                                  f"(at character {i:,}); accepted: at most {limit}")
             deepest = max(deepest, depth)
         elif c in "]}":
@@ -217,7 +221,7 @@ def parse_json_text(text: str | bytes, what: str = "config") -> Any:
     if len(text) > MAX_TEXT_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_TEXT_BYTES:
         raise ValueError(f"{what}: the text is longer than {MAX_TEXT_BYTES:,} bytes; accepted: "
                          f"at most {MAX_TEXT_BYTES:,} bytes of UTF-8")
-    nesting_depth(text)
+    nesting_depth(text, MAX_DEPTH, what)
     try:
         return json.loads(text, parse_int=_parse_int, parse_float=_parse_float,
                           parse_constant=_parse_constant, object_pairs_hook=_no_repeated_keys)
