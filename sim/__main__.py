@@ -1,8 +1,12 @@
 """Command line: `python -m sim cache ...` and `python -m sim models`.
 
-    python -m sim cache (--model ID | --config FILE) --tokens N [--batch B]
-                        [--kv-dtype D] [--state-dtype D] [--json]
+    python -m sim cache (--model ID | --config FILE | --hf-config FILE) --tokens N [--batch B]
+                        [--kv-dtype D] [--state-dtype D] [--block [B]] [--json]
     python -m sim models
+
+--hf-config reads a Hugging Face config.json (sim.hf_config) and adds the fields it used,
+derived, defaulted and ignored; --block B also shows the KV cache rounded up to whole blocks of B
+tokens per attention layer, as a paged engine allocates it (B = 16 when no number is given).
 
 Any problem prints one line `error: ...` on stderr and exits with status 2, never a traceback:
 bad arguments, a file that cannot be read or is larger than 64 KiB (at most that many bytes are
@@ -28,6 +32,7 @@ from .cache import (
     format_bytes,
     parse_model_text,
 )
+from .hf_config import from_hf_config
 from .user_input import MAX_NUMBER_DIGITS, MAX_TEXT_BYTES, escape_unprintable, quote
 
 
@@ -60,10 +65,13 @@ def _parser() -> argparse.ArgumentParser:
     which = cache.add_mutually_exclusive_group(required=True)
     which.add_argument("--model", help=f"preset id: {', '.join(PRESETS)}")
     which.add_argument("--config", help="JSON file describing the model's layers (≤ 64 KiB)")
+    which.add_argument("--hf-config", help="a Hugging Face config.json (≤ 64 KiB)")
     cache.add_argument("--tokens", type=_integer, required=True, help="tokens per sequence")
     cache.add_argument("--batch", type=_integer, default=1, help="sequences (default 1)")
     cache.add_argument("--kv-dtype", default="bf16", help=f"one of {', '.join(DTYPE_BYTES)}")
     cache.add_argument("--state-dtype", default="fp32", help=f"one of {', '.join(DTYPE_BYTES)}")
+    cache.add_argument("--block", type=_integer, nargs="?", const=16, default=None, metavar="B",
+                       help="also show the KV cache in whole blocks of B tokens (default B 16)")
     cache.add_argument("--json", action="store_true", help="print JSON instead of a table")
     commands.add_parser("models", help="list the presets with their sources")
     return parser
@@ -83,12 +91,16 @@ def _table(report: dict[str, Any]) -> str:
         lines.append(f"{row['layer']:>5}  {_cell(row['label'], 40):<22} "
                      f"{format_bytes(row['kv_bytes']):>12} {format_bytes(row['state_bytes']):>12}")
     lines.append("")
+    blocked = report.get("kv_cache_bytes_in_blocks")
     for key, name in (("kv_cache_bytes", "KV cache"), ("state_bytes", "state"),
                       ("total_bytes", "total"), ("full_attention_kv_bytes", "full-attention KV")):
         if report[key] is not None:
-            lines.append(f"{name + ':':<19} {format_bytes(report[key]):>12} ({report[key]:,} bytes)")
+            lines.append(f"{name + ':':<22} {format_bytes(report[key]):>12} ({report[key]:,} bytes)")
+        if key == "kv_cache_bytes" and blocked is not None:
+            name = f"in {report['block_tokens']}-token blocks"
+            lines.append(f"{'  ' + name + ':':<22} {format_bytes(blocked):>12} ({blocked:,} bytes)")
     if report["ratio"] is not None:
-        lines.append(f"{'KV ratio:':<19} {report['ratio']:>12.4f} of full attention")
+        lines.append(f"{'KV ratio:':<22} {report['ratio']:>12.4f} of full attention")
     return "\n".join(lines)
 
 
@@ -107,7 +119,23 @@ def read_limited(path: str, option: str) -> bytes:
     return data
 
 
-def _model(args: argparse.Namespace) -> Model:
+def _fields(hf_report: dict[str, Any]) -> str:
+    """The --hf-config report: one line per kind of field, names escaped."""
+    lines = ["", f"config.json read as {hf_report['family']}"]
+    for key, name in (("used", "used"), ("derived", "derived"), ("defaults", "defaults"),
+                      ("ignored", "ignored (no effect on the cache)")):
+        text = ", ".join(hf_report[key]) or "none"
+        lines.append(f"{name + ':':<34} {escape_unprintable(text, 4000)}")
+    return "\n".join(lines)
+
+
+def _model(args: argparse.Namespace) -> tuple[Model, dict[str, Any] | None]:
+    if args.hf_config is not None:
+        return from_hf_config(read_limited(args.hf_config, "--hf-config"))
+    return _model_description(args), None
+
+
+def _model_description(args: argparse.Namespace) -> Model:
     if args.config is not None:
         return parse_model_text(read_limited(args.config, "--config"))
     if args.model not in PRESETS:
@@ -120,8 +148,13 @@ def _run(args: argparse.Namespace) -> str:
     if args.command == "models":
         return "\n".join(f"{key:<22} {_cell(model.name, 80)} ({model.n_layers} layers)\n"
                          f"{'':<22} {_cell(model.source, 4000)}" for key, model in PRESETS.items())
-    report = cache_report(_model(args), args.tokens, args.batch, args.kv_dtype, args.state_dtype)
-    return json.dumps(report, indent=2) if args.json else _table(report)
+    model, hf_report = _model(args)
+    report = cache_report(model, args.tokens, args.batch, args.kv_dtype, args.state_dtype,
+                          args.block)
+    if args.json:
+        return json.dumps(report if hf_report is None else {**report, "hf_config": hf_report},
+                          indent=2)
+    return _table(report) + ("" if hf_report is None else _fields(hf_report))
 
 
 def main(argv: list[str] | None = None) -> int:
