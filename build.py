@@ -34,9 +34,6 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
-# The pages rendered ahead of time name Panel's stylesheets relative to the page (the site's own
-# copy), as the browser's loader does with an absolute URL: set before panel is imported.
-os.environ["PANEL_CDN_ROOT"] = "static/panel/"
 CACHE = ROOT / ".cache" / "build"
 OUT = ROOT / "dist" / "site"
 PINS = tomllib.loads((ROOT / "pins.toml").read_text())
@@ -518,18 +515,15 @@ def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id
 def prerender_page(info) -> dict:
     """The page's default run rendered in CPython (ui.app.prerender): shown at first paint and
     stepped by the browser's player before Pyodide has loaded."""
-    import importlib  # noqa: PLC0415
-
     from ui.app import prerender  # noqa: PLC0415
-    from ui.page import Page  # noqa: PLC0415
+    from ui.pages import page_class  # noqa: PLC0415
 
-    module = importlib.import_module(f"ui.pages.{info.module}")
-    classes = [c for c in vars(module).values()
-               if isinstance(c, type) and issubclass(c, Page) and c.slug == info.slug]
-    if len(classes) != 1:
-        raise BuildError(f"ui/pages/{info.module}.py: expected one Page with slug {info.slug!r}")
+    try:
+        cls = page_class(info)
+    except LookupError as err:
+        raise BuildError(str(err)) from err
     started = time.monotonic()
-    ahead = prerender(classes[0])
+    ahead = prerender(cls)
     log(f"{info.slug}: default run rendered ahead of time ({len(ahead['doc']) / 1e3:.0f} kB "
         f"document, t up to {ahead['t_max']}, {time.monotonic() - started:.1f} s)")
     return ahead

@@ -78,7 +78,7 @@
     const p = document.createElement("p");
     p.textContent = todo;
     box.append(h, p);
-    if (window.labPrerendered && !ownSettings) {
+    if ($("lab-doc") && !ownSettings) {
       const still = document.createElement("p");
       still.textContent = "What still works: the plots of the default settings below, with Step, Back, Play, Reset, " +
         "the timeline, the keys, the link's t, CSV, PNG and the theme. Changing a setting needs Python.";
