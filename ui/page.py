@@ -229,7 +229,7 @@ class Page(param.Parameterized):
         if self._layout is None:
             body = self.body()
             for w in self.widgets:
-                w.disabled = not self.controls_ready
+                w.disabled = w.disabled or not self.controls_ready  # the page's own stays
             self._layout = pn.Column(pn.pane.Bokeh(self.info), body,
                                      sizing_mode="stretch_width", css_classes=["lab-page"])
         return self._layout
