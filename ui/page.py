@@ -80,7 +80,7 @@ class Page(param.Parameterized):
         self.info.tags = [self.frames]
         self._good = self.settings_now()
         self._reverting = False
-        self._own_notice = ""
+        self._own_notice = self._error = ""
         self.run = self.compute()  # the defaults must run
         self._apply(self.run)
         self.param.watch(self._changed, self.settings())
@@ -125,8 +125,9 @@ class Page(param.Parameterized):
                 run = self.compute()
             except SETTINGS_ERRORS as err:
                 what = ", ".join(f"{self.label(e.name)} = {text(e.new, 40)}" for e in events)
+                self._error = text(err, 200)  # what a link's notice quotes (apply_link_settings)
                 self._own_notice = (f"Kept the previous settings: {what} cannot run here "
-                                    f"({text(err, 200)}).")
+                                    f"({self._error}).")
                 self.notice = self._own_notice
                 self._revert()
                 return
@@ -158,14 +159,14 @@ class Page(param.Parameterized):
         self._revert()
         notices = []
         for name, value in updates.items():
-            self._own_notice = ""
+            self._error = ""
             try:
                 setattr(self, name, value)
             except SETTINGS_ERRORS as err:
-                self._own_notice = f"{text(err, 200)}"
-            if self._own_notice:
+                self._error = text(err, 200)
+            if self._error:
                 notices.append(f"Ignored {self.label(name)} = {text(value, 40)} from the link: "
-                               f"{self._own_notice}")
+                               f"{self._error}")
         self.notice = self._own_notice = ""
         return notices
 
