@@ -124,7 +124,7 @@ def test_delta_rule_and_softmax_come_from_sim(page):
     probe_soft = page.probe_plot.source.data[RULE_LABELS["softmax"]]
     assert np.isnan(probe_soft[0])  # pair 2 is not written at t = 1
     assert probe_soft[11] == pytest.approx(soft.errors[1])
-    assert page.pair_view.fig.title.text == "Error of each stored pair (delta rule (β = 1))"
+    assert page.pair_view.fig.title.text == "Each pair's error (delta rule)"
 
 
 def test_recall_curve_matches_sim_and_the_lesson(page):
@@ -163,7 +163,7 @@ def test_caption_says_what_the_step_changed_with_the_runs_numbers(page):
     i, j = int(np.argmax(np.abs(change))), int(np.nanargmax(errors[10]))
     verb = "rose" if change[i] > 0 else "fell"
     text = shown(page.caption)
-    assert text.startswith("<b>t = 10</b> (linear attention): wrote pair 10 (key k₁₀ → value v₁₀)")
+    assert text.startswith("<b>t = 10</b>, linear attention: wrote pair 10 (key k₁₀ → value v₁₀)")
     assert f"pair {i + 1}'s recall error {verb} to {cell(errors[10, i], EXACT)}" in text
     assert f"the largest error is pair {j + 1}'s {cell(errors[10, j], EXACT)}" in text
     # the readout below it: the probed pair and the three rules' means

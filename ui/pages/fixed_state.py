@@ -99,7 +99,7 @@ class FixedStatePage(Page):
         read = np.concatenate([np.full((1, d), np.nan), retrieved[self.rule][:n, p - 1]])
         ts = np.arange(n + 1)
         data = dict(d=d, probe=p, ns=np.arange(1, N + 1), ts=np.arange(1, n + 1),
-                    rule_name=RULE_LABELS[self.rule], colour=LINES[CURVE_RULES.index(self.rule)],
+                    rule_short=SHORT_LABELS[CURVE_RULES.index(self.rule)], colour=LINES[CURVE_RULES.index(self.rule)],
                     probe_value=values[p - 1], probe_read=read, pair_errors=per_t[self.rule],
                     stop_0=0, stop_d=d, stop_d1=d + 1, keys=keys, values=values)
         data |= {f"curve_{r}": curve[r] for r in CURVE_RULES}
@@ -179,10 +179,10 @@ def _caption(r: dict, t: int) -> str:
     most, and the worst recall now."""
     name = RULE_LABELS[r["rule"]]
     if t == 0:
-        return (f"<b>t = 0</b> ({name}): nothing written yet; Step writes pair 1 "
+        return (f"<b>t = 0</b>, {name}: nothing written yet; Step writes pair 1 "
                 f"(key k₁ → value v₁).")
     now, before = r["per_t"][r["rule"]][t, :t], r["per_t"][r["rule"]][t - 1, :t - 1]
-    parts = [f"<b>t = {t}</b> ({name}): wrote pair {t} (key k{sub(t)} → value v{sub(t)})"]
+    parts = [f"<b>t = {t}</b>, {name}: wrote pair {t} (key k{sub(t)} → value v{sub(t)})"]
     if t > 1:
         change = now[:-1] - before
         i = int(np.argmax(np.abs(change)))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import panel as pn
-from bokeh.models import ColumnDataSource, HoverTool
+from bokeh.models import ColumnDataSource, HoverTool, Range1d
 
 from ui.fmt import cell, vec
 from ui.views import LinePlot, View, crossover, make_figure
@@ -29,6 +29,15 @@ def _legend_below(fig, labels: list[str] | None = None) -> None:
                   spacing=10, margin=4, padding=4, location="center")
     fig.center.remove(legend)
     fig.add_layout(legend, "below")
+
+
+def _capacity(fig, text: str):
+    """The dashed line where the pairs outnumber the state's d dimensions, named at the top
+    (at the bottom the name would sit on the curves, all near 0 there)."""
+    span, label = crossover(fig, text, CAPACITY_COLOUR)
+    label.update(y_units="data", y=1.0, y_offset=-2, text_baseline="top", level="overlay",
+                 background_fill_color="#ffffff", background_fill_alpha=0.8)  # over the t marker
+    return span, label
 
 
 class ProbeBars(View):
@@ -66,7 +75,7 @@ class ProbeBars(View):
         self.source.data = {"j": j, "x_true": j - 0.2, "x_read": j + 0.2, "true": v,
                             "read": np.full(d, np.nan)}
         self.read.glyph.update(fill_color=run.data["colour"], line_color=run.data["colour"])
-        self.fig.title.text = f"Query pair {run.data['probe']}'s key ({run.data['rule_name']})"
+        self.fig.title.text = f"Query pair {run.data['probe']}'s key ({run.data['rule_short']})"
         self.fig.x_range.update(start=0.5, end=d + 0.5)
         top = 1.1 * float(np.nanmax(np.abs(np.concatenate([v[None], read])), initial=1.0))
         self.fig.y_range.update(start=-top, end=top)  # the same for every t: bars compare
@@ -92,7 +101,8 @@ class PairErrors(View):
         self.bars = self.fig.vbar(x="i", top="error", width=0.8, **kw)
         self.dots = self.fig.scatter(x="i", y="error", size=5, **kw)
         # the legend's swatches: what full and pale bars mean
-        self.swatches = [self.fig.vbar(x=[], top=[], width=0.8, fill_alpha=a, line_alpha=a,
+        # (one zero-height bar at x = 0, out of sight: a legend draws no swatch for no data)
+        self.swatches = [self.fig.vbar(x=[0], top=[0], width=0.8, fill_alpha=a, line_alpha=a,
                                        legend_label=name)
                          for a, name in ((1.0, "probed pair"), (OTHER_ALPHA, "other pairs"))]
         self.fig.add_tools(HoverTool(renderers=[self.bars], tooltips=[
@@ -101,7 +111,7 @@ class PairErrors(View):
         self.fig.yaxis.axis_label = "‖ŷᵢ − vᵢ‖ / ‖vᵢ‖"
         self.fig.xgrid.visible = False
         self.fig.xaxis.ticker.min_interval = 1
-        self.capacity = crossover(self.fig, "capacity d", CAPACITY_COLOUR)
+        self.capacity = _capacity(self.fig, "capacity d")
         _legend_below(self.fig)
         self.bindings = [(self.source, "data.error", "error"), (self.fig, "@alt", "alt")]
 
@@ -118,12 +128,12 @@ class PairErrors(View):
                             "alpha": np.where(np.arange(1, n + 1) == probe, 1.0, OTHER_ALPHA)}
         for r in (self.bars, self.dots, *self.swatches):
             r.glyph.update(fill_color=colour, line_color=colour)
-        self.fig.title.text = f"Error of each stored pair ({run.data['rule_name']})"
+        self.fig.title.text = f"Each pair's error ({run.data['rule_short']})"
         self.fig.x_range.update(start=0.5, end=n + 0.5)
         self.fig.y_range.end = 1.05 * max(1.0, float(np.nanmax(errors, initial=0.0)))
         span, label = self.capacity
         span.location = label.x = run.data["d"] + 0.5
-        label.text = f"capacity d = {run.data['d']}"
+        label.update(y=self.fig.y_range.end, text=f"capacity d = {run.data['d']}")
 
     def frames(self, run) -> dict[str, list]:
         errors = run.data["pair_errors"]
@@ -141,8 +151,10 @@ class RuleLines(LinePlot):
 
     def __init__(self, title: str, series: dict[str, str], short: list[str], **kwargs):
         super().__init__(title, series, **kwargs)
+        # Fixed ranges set per setting: BokehJS keeps a DataRange1d's first start and end.
+        self.fig.x_range, self.fig.y_range = Range1d(0.5, 1.5), Range1d(0.0, 1.0)
         self.fig.xaxis.ticker.min_interval = 1  # whole numbers of pairs
-        self.capacity = crossover(self.fig, "capacity n = d", CAPACITY_COLOUR)
+        self.capacity = _capacity(self.fig, "capacity n = d")
         _legend_below(self.fig, short)
 
     def setup(self, run) -> None:
@@ -150,9 +162,11 @@ class RuleLines(LinePlot):
         xs = np.asarray(run.data[self.x], dtype=float)
         ys = np.concatenate([np.asarray(run.data[k], dtype=float) for k in self.series.values()])
         self.fig.x_range.update(start=0.5, end=float(xs[-1]) + 0.5)
-        self.fig.y_range.update(start=0.0, end=1.08 * max(1.0, float(np.nanmax(ys, initial=0.0))))
+        top = 1.08 * max(1.0, float(np.nanmax(ys, initial=0.0)))
+        self.fig.y_range.update(start=0.0, end=top)
         span, label = self.capacity
         span.location = label.x = run.data["d"]
+        label.y = top
 
     def frames(self, run) -> dict[str, list]:
         xs = np.asarray(run.data[self.x])
