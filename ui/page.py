@@ -158,7 +158,9 @@ class Page(param.Parameterized):
             return []
         self._revert()
         notices = []
-        for name, value in updates.items():
+        # In the order the page declares its settings, not the link's: a setting that bounds
+        # another (d bounds n) comes first, so the result does not depend on the link's order.
+        for name, value in sorted(updates.items(), key=lambda u: self.settings().index(u[0])):
             self._error = ""
             try:
                 setattr(self, name, value)
