@@ -352,3 +352,13 @@ def test_readouts_keep_their_size_from_step_to_step(page):
             page.show(t)
             assert shown(readout) == texts[t]
             assert readout.div.text.endswith(longest + "</div></div>")  # the same sizer
+
+
+@pytest.mark.parametrize("query", ["keys=random&pairs=40&d=10&probe=50",
+                                   "probe=50&pairs=40&keys=random&d=10"])
+def test_a_link_means_the_same_in_any_order(build, query):
+    page = build(FixedStatePage)
+    notices = apply_query(page, query)
+    assert notices == ["Ignored Probe: pair number = 50 from the link: probe: pair 50 is not "
+                       "among the 40 pairs written"]
+    assert (page.keys, page.d, page.pairs, page.probe) == ("random", 10, 40, 1)
