@@ -97,9 +97,9 @@ class FixedStatePage(Page):
         none = np.full((1, N), np.nan)  # t = 0: nothing written
         per_t = {r: np.concatenate([none, errors[r][:n]])[:, :n] for r in CURVE_RULES}  # (n+1, n)
         read = np.concatenate([np.full((1, d), np.nan), retrieved[self.rule][:n, p - 1]])
-        ts = np.arange(n + 1)
+        ts, shown = np.arange(n + 1), CURVE_RULES.index(self.rule)
         data = dict(d=d, probe=p, ns=np.arange(1, N + 1), ts=np.arange(1, n + 1),
-                    rule_short=SHORT_LABELS[CURVE_RULES.index(self.rule)], colour=LINES[CURVE_RULES.index(self.rule)],
+                    rule_short=SHORT_LABELS[shown], colour=LINES[shown],
                     probe_value=values[p - 1], probe_read=read, pair_errors=per_t[self.rule],
                     stop_0=0, stop_d=d, stop_d1=d + 1, keys=keys, values=values)
         data |= {f"curve_{r}": curve[r] for r in CURVE_RULES}
