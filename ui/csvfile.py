@@ -22,8 +22,8 @@ def _cell(value) -> str:
         return "1" if value else "0"
     if isinstance(value, int):
         return str(value)
-    if isinstance(value, float):
-        return repr(value) if math.isfinite(value) else str(value)
+    if isinstance(value, float):  # np.float64 too, whose repr is "np.float64(…)" in numpy 2
+        return repr(float(value)) if math.isfinite(value) else str(float(value))
     if hasattr(value, "item"):  # a numpy scalar
         return _cell(value.item())
     text = "" if value is None else str(value)

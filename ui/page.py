@@ -80,7 +80,7 @@ class Page(param.Parameterized):
         self.info.tags = [self.frames]
         self._good = self.settings_now()
         self._reverting = self._quiet = False
-        self._own_notice = ""
+        self._own_notice = self._error = ""
         self.run = self.compute()  # the defaults must run
         self._apply(self.run)
         self.param.watch(self._changed, self.settings())
@@ -125,8 +125,9 @@ class Page(param.Parameterized):
                 run = self.compute()
             except SETTINGS_ERRORS as err:
                 what = ", ".join(f"{self.label(e.name)} = {text(e.new, 40)}" for e in events)
+                self._error = text(err, 200)  # what a link's notice quotes (apply_link_settings)
                 self._own_notice = (f"Kept the previous settings: {what} cannot run here "
-                                    f"({text(err, 200)}).")
+                                    f"({self._error}).")
                 self.notice = self._own_notice
                 self._revert()
                 return
@@ -145,7 +146,7 @@ class Page(param.Parameterized):
             return []
         self._quiet = True  # no recompute per setting (a page's own watchers still run)
         try:
-            for name, value in updates.items():  # in the link's order
+            for name, value in self._in_order(updates):
                 setattr(self, name, value)
             run = self.compute()
         except SETTINGS_ERRORS:
@@ -158,17 +159,22 @@ class Page(param.Parameterized):
             return []
         self._revert()
         notices = []
-        for name, value in updates.items():
-            self._own_notice = ""
+        for name, value in self._in_order(updates):
+            self._error = ""
             try:
                 setattr(self, name, value)
             except SETTINGS_ERRORS as err:
-                self._own_notice = f"{text(err, 200)}"
-            if self._own_notice:
+                self._error = text(err, 200)
+            if self._error:
                 notices.append(f"Ignored {self.label(name)} = {text(value, 40)} from the link: "
-                               f"{self._own_notice}")
+                               f"{self._error}")
         self.notice = self._own_notice = ""
         return notices
+
+    def _in_order(self, updates: dict[str, Any]) -> list[tuple[str, Any]]:
+        """In the order the page declares its settings, not the link's: a setting that bounds
+        another (d bounds n) comes first, so the result does not depend on the link's order."""
+        return sorted(updates.items(), key=lambda u: self.settings().index(u[0]))
 
     def _revert(self) -> None:
         self._reverting = True
@@ -230,7 +236,7 @@ class Page(param.Parameterized):
         if self._layout is None:
             body = self.body()
             for w in self.widgets:
-                w.disabled = not self.controls_ready
+                w.disabled = w.disabled or not self.controls_ready  # the page's own stays
             self._layout = pn.Column(pn.pane.Bokeh(self.info), body,
                                      sizing_mode="stretch_width", css_classes=["lab-page"])
         return self._layout
