@@ -4,23 +4,53 @@
                         [--kv-dtype D] [--state-dtype D] [--json]
     python -m sim models
 
-Bad input prints one line `error: ...` on stderr and exits with status 2, never a traceback.
+Any problem prints one line `error: ...` on stderr and exits with status 2, never a traceback:
+bad arguments, a file that cannot be read or is larger than 64 KiB (at most that many bytes are
+read, so `--config /dev/zero` answers at once), a model `sim.cache` refuses, a figure past 2^53
+bytes, and even an unexpected failure. Names and labels from a file are printed with control
+characters (ESC, bidi overrides, newlines) shown as escapes, so a file cannot drive the terminal.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any, NoReturn
 
-from .cache import DTYPE_BYTES, PRESETS, cache_report, format_bytes, load_model
+from .cache import (
+    DTYPE_BYTES,
+    MAX_TOKENS,
+    PRESETS,
+    Model,
+    cache_report,
+    format_bytes,
+    parse_model_text,
+)
+from .user_input import MAX_NUMBER_DIGITS, MAX_TEXT_BYTES, escape_unprintable, quote
+
+
+def _say_error(message: str) -> None:
+    print(f"error: {escape_unprintable(' '.join(message.split()), 1000)}", file=sys.stderr)
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        print(f"error: {message}", file=sys.stderr)
+        _say_error(message)
         raise SystemExit(2)
+
+
+def _integer(text: str) -> int:
+    """An argparse type: an integer written with at most 40 digits (never converts more)."""
+    digits = text.strip()
+    if len(digits) > MAX_NUMBER_DIGITS:
+        raise argparse.ArgumentTypeError(
+            f"expected an integer, got {len(text):,} characters; accepted: 0 to {MAX_TOKENS:,}")
+    try:
+        return int(digits)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {quote(text)}") from None
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -29,9 +59,9 @@ def _parser() -> argparse.ArgumentParser:
     cache = commands.add_parser("cache", help="KV-cache and state bytes of one model")
     which = cache.add_mutually_exclusive_group(required=True)
     which.add_argument("--model", help=f"preset id: {', '.join(PRESETS)}")
-    which.add_argument("--config", help="JSON file describing the model's layers")
-    cache.add_argument("--tokens", type=int, required=True, help="tokens per sequence")
-    cache.add_argument("--batch", type=int, default=1, help="sequences (default 1)")
+    which.add_argument("--config", help="JSON file describing the model's layers (≤ 64 KiB)")
+    cache.add_argument("--tokens", type=_integer, required=True, help="tokens per sequence")
+    cache.add_argument("--batch", type=_integer, default=1, help="sequences (default 1)")
     cache.add_argument("--kv-dtype", default="bf16", help=f"one of {', '.join(DTYPE_BYTES)}")
     cache.add_argument("--state-dtype", default="fp32", help=f"one of {', '.join(DTYPE_BYTES)}")
     cache.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -39,13 +69,19 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _cell(text: str, width: int) -> str:
+    """A name or label for the table: escaped, cut to `width` characters."""
+    return escape_unprintable(text, width)
+
+
 def _table(report: dict[str, Any]) -> str:
-    lines = [f"{report['model']}: {report['n_layers']} layers, {report['tokens']:,} tokens, "
-             f"batch {report['batch']}, KV {report['kv_dtype']}, state {report['state_dtype']}",
+    lines = [f"{_cell(report['model'], 80)}: {report['n_layers']} layers, "
+             f"{report['tokens']:,} tokens, batch {report['batch']}, KV {report['kv_dtype']}, "
+             f"state {report['state_dtype']}",
              "", f"{'layer':>5}  {'mixer':<22} {'KV cache':>12} {'state':>12}"]
     for row in report["per_layer"]:
-        lines.append(f"{row['layer']:>5}  {row['label']:<22} {format_bytes(row['kv_bytes']):>12} "
-                     f"{format_bytes(row['state_bytes']):>12}")
+        lines.append(f"{row['layer']:>5}  {_cell(row['label'], 40):<22} "
+                     f"{format_bytes(row['kv_bytes']):>12} {format_bytes(row['state_bytes']):>12}")
     lines.append("")
     for key, name in (("kv_cache_bytes", "KV cache"), ("state_bytes", "state"),
                       ("total_bytes", "total"), ("full_attention_kv_bytes", "full-attention KV")):
@@ -56,31 +92,61 @@ def _table(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+def read_limited(path: str, option: str) -> bytes:
+    """At most MAX_TEXT_BYTES + 1 bytes of `path` (so /dev/zero or a huge file costs nothing);
+    one more than the limit means too long."""
     try:
-        if args.command == "models":
-            for key, model in PRESETS.items():
-                print(f"{key:<22} {model.name} ({model.n_layers} layers)\n{'':<22} {model.source}")
-            return 0
-        if args.config is not None:
-            try:
-                with open(args.config, encoding="utf-8") as handle:
-                    text = handle.read()
-            except OSError as error:
-                raise ValueError(f"--config: cannot read {args.config!r} ({error.strerror})") from None
-            model = load_model(text)
-        else:
-            if args.model not in PRESETS:
-                raise ValueError(f"--model: unknown preset {args.model!r}; accepted: "
-                                 f"{', '.join(PRESETS)}")
-            model = PRESETS[args.model]
-        report = cache_report(model, args.tokens, args.batch, args.kv_dtype, args.state_dtype)
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_TEXT_BYTES + 1)
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        raise ValueError(f"{option}: cannot read {quote(path, 80)} ({reason})") from None
+    if len(data) > MAX_TEXT_BYTES:
+        raise ValueError(f"{option}: {quote(path, 80)} is larger than {MAX_TEXT_BYTES:,} bytes; "
+                         f"accepted: at most {MAX_TEXT_BYTES:,}")
+    return data
+
+
+def _model(args: argparse.Namespace) -> Model:
+    if args.config is not None:
+        return parse_model_text(read_limited(args.config, "--config"))
+    if args.model not in PRESETS:
+        raise ValueError(f"--model: unknown preset {quote(args.model)}; accepted: "
+                         f"{', '.join(PRESETS)}")
+    return PRESETS[args.model]
+
+
+def _run(args: argparse.Namespace) -> str:
+    if args.command == "models":
+        return "\n".join(f"{key:<22} {_cell(model.name, 80)} ({model.n_layers} layers)\n"
+                         f"{'':<22} {_cell(model.source, 4000)}" for key, model in PRESETS.items())
+    report = cache_report(_model(args), args.tokens, args.batch, args.kv_dtype, args.state_dtype)
+    return json.dumps(report, indent=2) if args.json else _table(report)
+
+
+def main(argv: list[str] | None = None) -> int:
+    if hasattr(sys.stdout, "reconfigure"):  # an ASCII terminal gets escapes, not an exception
+        sys.stdout.reconfigure(errors="backslashreplace")
+    args = _parser().parse_args(argv)  # exits 2 with one line on bad arguments
+    try:
+        print(_run(args))
+        sys.stdout.flush()
+        return 0
+    except KeyboardInterrupt:
+        _say_error("interrupted")
+        return 130
+    except BrokenPipeError:  # the reader went away (`| head`): stop quietly, no second error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 2
-    print(json.dumps(report, indent=2) if args.json else _table(report))
-    return 0
+    except MemoryError:
+        _say_error("out of memory")
+    except RecursionError:
+        _say_error("input nested too deeply")
+    except (ValueError, OverflowError, OSError) as error:
+        _say_error(str(error))
+    except Exception as error:  # noqa: BLE001 — never a traceback, even for a bug
+        _say_error(f"internal error ({type(error).__name__}: {error})")
+    return 2
 
 
 if __name__ == "__main__":
