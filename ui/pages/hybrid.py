@@ -212,11 +212,11 @@ class HybridPage(Page):
             self.widget("sequences", pn.widgets.IntSlider, width=220),
             sizing_mode="stretch_width", align_items="end", css_classes=["lab-controls"])
         self.editor = pn.widgets.TextAreaInput(
-            name="Custom model (JSON)", value=format_model_json(self.custom), height=260,
+            label="Custom model (JSON)", value=format_model_json(self.custom), height=260,
             sizing_mode="stretch_width", min_width=280, max_width=760,
             styles={"font-family": "monospace"})
         self.editor.param.watch(lambda e: self.apply_text(e.new), "value")
-        apply = pn.widgets.Button(name="Apply and show as model A", button_type="primary",
+        apply = pn.widgets.Button(label="Apply and show as model A", color="primary",
                                   width=240)
         apply.on_click(self.apply_and_show)
         self.widgets += [style_widget(self.editor), style_widget(apply)]
