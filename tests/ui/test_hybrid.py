@@ -97,7 +97,7 @@ def test_stepping_sweeps_the_context_jamba_4_gib_at_256k(page):
     assert report["total_bytes"] in page.memory.now.data["y"]
     assert page.caption.div.text.startswith(
         "<div style='display:grid'><div style='grid-area:1/1;min-width:0'><b>At 256K tokens</b>: "
-        "A: KV cache 4 GiB (+2 GiB), state 16.62 MiB; the cache is 246× the state.")
+        "A: KV cache 4 GiB (+2 GiB), state 16.62 MiB; the cache is 246.4× the state.")
 
 
 def test_show_is_a_pure_function_of_t(page, build):

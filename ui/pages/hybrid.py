@@ -213,6 +213,7 @@ class HybridPage(Page):
             sizing_mode="stretch_width", align_items="end", css_classes=["lab-controls"])
         self.editor = pn.widgets.TextAreaInput(
             label="Custom model (JSON)", value=format_model_json(self.custom), height=260,
+            max_length=2**20,  # Panel's default (5,000) cut long models silently; sim says why
             sizing_mode="stretch_width", min_width=280, max_width=760,
             styles={"font-family": "monospace"})
         self.editor.param.watch(lambda e: self.apply_text(e.new), "value")

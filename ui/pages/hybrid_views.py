@@ -29,7 +29,7 @@ from bokeh.models import (
 from bokeh.palettes import Colorblind8
 
 from sim import cache as sim_cache
-from ui.fmt import count, plain, text
+from ui.fmt import count, num, plain, text
 from ui.views import View, make_figure
 
 # The timeline: one context length per step, doubling from 1K (2^10) to 1M (2^20) tokens.
@@ -121,6 +121,7 @@ class LayerStrip(View):
         self.fig.add_tools(HoverTool(renderers=[self.cells], tooltips=[
             ("layer", "@layer"), ("kind", "@kind_label"), ("at this context", "@stores")]))
         self.fig.xaxis.axis_label = "layer ℓ (0-indexed)"
+        self.fig.xaxis.ticker.min_interval = 1  # whole layers, also for a model of two
         self.fig.yaxis.visible = self.fig.ygrid.visible = self.fig.xgrid.visible = False
         self.bindings = [(self.source, "data.stores", "stores"), (self.fig, "@alt", "alt")]
 
@@ -187,6 +188,7 @@ class LayerBars(View):
         self.fig.yaxis.formatter = BYTES_FORMAT_FIXED
         self.fig.yaxis.major_label_text_font = "monospace"
         self.fig.xaxis.axis_label, self.fig.yaxis.axis_label = "layer ℓ", "bytes"
+        self.fig.xaxis.ticker.min_interval = 1
         self.fig.xgrid.visible = False
         self.bindings = [(self.source, "data.kv", "kv"), (self.source, "data.kv_text", "kv_text"),
                          (self.fig.y_range, "end", "top"), (self.fig.title, "text", "title"),
@@ -388,7 +390,7 @@ def caption_html(t: int, reports: dict) -> str:
                  else "no KV cache")
         if kv and state:
             parts.append(f"{slot.upper()}: {cache}, state {fmt_bytes(state)}; the cache is "
-                         f"{kv / state:.3g}× the state")
+                         f"{num(kv / state)}× the state")
         else:
             parts.append(f"{slot.upper()}: {cache}, "
                          + (f"state {fmt_bytes(state)}" if state else "no fixed state"))
