@@ -49,9 +49,10 @@ def cell(x: float, tiny: float = 0.0) -> str:
     return f"{x:.2f}"
 
 
-def vec(a) -> str:
-    """A vector as "(1, 0.5, -2)"."""
-    return "(" + ", ".join(num(x) for x in np.ravel(a)) + ")"
+def vec(a, tiny: float = 0.0) -> str:
+    """A vector as "(1, 0.5, -2)"; entries below ``tiny`` in size (rounding residue, as in
+    ``cell``) read "≈0"."""
+    return "(" + ", ".join("≈0" if 0 < abs(x) < tiny else num(x) for x in np.ravel(a)) + ")"
 
 
 def count(n: float) -> str:
