@@ -187,9 +187,10 @@ class Heatmap(View):
         self.yticks.ticks = list(range(rows))
         self.cells.glyph.update(dw=cols, dh=rows)
         self.labels.visible = self.labelled()
-        y, x = np.divmod(np.arange(rows * cols), cols)
-        blank = [""] * (rows * cols)
-        self.source.data = {"x": x, "y": y, "label": blank, "ink": [self.INK] * (rows * cols)}
+        # No numbers in the cells: no text points at all, so no frame sends a label per cell.
+        n = rows * cols if self.labelled() else 0
+        y, x = np.divmod(np.arange(n), cols)
+        self.source.data = {"x": x, "y": y, "label": [""] * n, "ink": [self.INK] * n}
         self.grid_source.data = self._grid(rows, cols)
 
     def frames(self, run) -> dict[str, list]:
@@ -202,9 +203,7 @@ class Heatmap(View):
             dark = np.abs(flat) > self.DARK * self.limit
             out["ink"] = [np.where(row, self.INK_ON_DARK, self.INK).tolist() for row in dark]
         else:
-            blank = [""] * (self.rows * self.cols)
-            out["label"] = [blank] * len(m)
-            out["ink"] = [[self.INK] * (self.rows * self.cols)] * len(m)
+            out["label"] = out["ink"] = [[]] * len(m)
         return out
 
     def describe(self, m: np.ndarray) -> str:
