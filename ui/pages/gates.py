@@ -179,8 +179,8 @@ class GatesPage(Page):
 
     # The views -------------------------------------------------------------------------------
     def make_views(self) -> list:
-        cells = {"row_label": "key channel i", "col_label": "value channel j", "width": 250,
-                 "height": 250}
+        cells = {"row_label": "key channel i", "col_label": "value channel j", "width": 290,
+                 "height": 250}  # 290: room for "Kimi Delta Attention" beside the save button
         self.heatmaps = [gv.ScaledHeatmap(f"S{i}", "", limits="S_limits", slot=i,  # one scale
                                           value_name="S[i, j]", **cells) for i in range(MAX_RULES)]
         self.vectors = gv.ScaledHeatmap("vectors", "Read back and error", row_label="",
@@ -194,7 +194,7 @@ class GatesPage(Page):
         line = {"slots": MAX_RULES, "width": 360, "height": 250}
         # Log scale: decay, overwrite and runaway growth all read as slopes.
         self.norm_plot = gv.RuleLines("Size of the state ‖S‖", "norm", log=True,
-                                      y_label="‖Sₜ‖ (Frobenius norm, log scale)", **line)
+                                      y_label="‖Sₜ‖ (log scale)", **line)
         self.newest_plot = gv.RuleLines("Recall error: newest value", "new",
                                         y_label="‖Sᵀk − v‖ / ‖v‖", **line)
         self.old_plot = gv.RuleLines("Recall error: first value (old)", "old",

@@ -70,7 +70,7 @@ class ScaledHeatmap(Heatmap):
             dark = np.abs(flat) > self.DARK * limits[:, None]
             out["ink"] = np.where(dark, self.INK_ON_DARK, self.INK).tolist()
         else:
-            out["label"], out["ink"] = [[""] * n] * len(m), [[self.INK] * n] * len(m)
+            out["label"] = out["ink"] = [[]] * len(m)  # no text points (Heatmap.setup)
         return out
 
     def summary(self, m: np.ndarray, texts: list[str] | None, limit: float) -> str:
@@ -105,11 +105,12 @@ class RuleLines(LinePlot):
             line.visible = i < len(labels)
         self.hover.tooltips = [("t", "@x"), *[(name, f"@{{rule {i + 1}}}{{0.[000]}}")
                                               for i, name in enumerate(labels)]]
-        if self.log:  # minor ticks only while they are far apart (else they merge into a bar)
+        if self.log:  # within two decades the major ticks are 1, 2, … 10: minor ticks between
+            # them crowd into a solid bar near each 10, so there are none
             ys = np.concatenate([run.data[k] for k in list(self.series.values())[:len(labels)]])
             ys = ys[np.isfinite(ys) & (ys > 0)]
             decades = np.log10(ys.max() / ys.min()) if len(ys) else 0.0
-            minor = 10 if decades <= 3 else 0
+            minor = 10 if decades >= 2 else 0
             for axis in self.fig.yaxis:
                 if axis.ticker.num_minor_ticks != minor:
                     axis.ticker.num_minor_ticks = minor
@@ -228,8 +229,9 @@ def delta_text(r: dict, t: int) -> str:
         return f"<b>{r['labels'][rule]}</b>{extra}: no update yet."
     g = r["token_gates"](rule, t - 1)
     decay = f"decay α = {gate_text(g['alpha'])}, " if "alpha" in g else ""
-    parts = (f"Read back Sᵀk = {vec(r['read_back'][t - 1])}, error v − Sᵀk = "
-             f"{vec(r['error'][t - 1])}. " if r["k"].shape[1] <= 8 else "")
+    tiny = TINY * r["vec_limits"][t]  # as in the heatmap of the same numbers
+    parts = (f"Read back Sᵀk = {vec(r['read_back'][t - 1], tiny)}, error v − Sᵀk = "
+             f"{vec(r['error'][t - 1], tiny)}. " if r["k"].shape[1] <= 8 else "")
     return (f"<b>{r['labels'][rule]}</b>{extra}, token t = {t}: {decay}β = {num(g['beta'])}. "
             f"{parts}New S = decayed S − erased part + written part.")
 
