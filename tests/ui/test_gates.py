@@ -4,11 +4,10 @@ the views, and the settings, notices and links a user meets."""
 from __future__ import annotations
 
 import numpy as np
-import param
 import pytest
 from bokeh.document import Document
 from bokeh.models import ColorBar
-from helpers import columns, heat, plain, same
+from helpers import heat, other_value, picture, same
 
 import sim
 from sim import scenarios
@@ -20,16 +19,13 @@ from ui.urlstate import apply_query, to_query
 DEFAULT_RULES = ["linear", "retnet", "deltanet", "gated_deltanet"]
 
 
-def picture(page: GatesPage) -> dict:
-    """Everything the page shows for its current settings: every frame of every view, what the
-    views set up per setting (curves, titles, which panels show), the info and the CSV."""
-    out = {f"frame {key}": plain(col) if key.endswith("image") else list(np.asarray(col).tolist())
-           for key, col in page.frames.data.items()}
-    out.update(columns({f"line{i}": p.source for i, p in enumerate(
-        (page.norm_plot, page.newest_plot, page.old_plot))}))
+def everything(page: GatesPage) -> dict:
+    """What the page shows for its current settings (helpers.picture: every frame, glyph data
+    and colour scale), plus which state panels show, their titles, the notes and the CSV."""
+    out = picture(page)
     out["titles"] = [h.fig.title.text for h in page.heatmaps]
     out["shown"] = [h.fig.visible for h in page.heatmaps]
-    out["notes"] = [page.legend.div.text, page.recall.div.text, page.run.info]
+    out["notes"] = [page.legend.div.text, page.recall.div.text]
     out["csv"] = page.csv()
     return out
 
@@ -108,10 +104,10 @@ def test_show_puts_frame_t_into_the_views(page):
     assert all(page.alt[v.fig.id] for v in (*page.heatmaps, page.vectors, page.erased))
     # a frame depends on t alone, not on the way there
     page.show(11)
-    after = picture(page), heat(page.heatmaps[2]).tolist(), page.caption.div.text
+    after = [everything(page), heat(page.heatmaps[2]).tolist(), page.caption.div.text]
     page.show(3)
     page.show(11)
-    assert (picture(page), heat(page.heatmaps[2]).tolist(), page.caption.div.text) == after
+    assert same([everything(page), heat(page.heatmaps[2]).tolist(), page.caption.div.text], after)
 
 
 def test_caption_says_what_changed_in_words_and_numbers(page):
@@ -128,28 +124,15 @@ def test_caption_says_what_changed_in_words_and_numbers(page):
     assert f"and wrote 0.8 × v{sub(4)}" in page.run.data["caption"][4]
 
 
-def other_value(p: param.Parameter, now):
-    """A valid value of setting ``p`` other than ``now``."""
-    if isinstance(p, param.Boolean):
-        return not now
-    if isinstance(p, param.ListSelector):
-        return [*now[:-1], next(o for o in p.objects if o not in now)]
-    if isinstance(p, param.Selector):
-        return next(o for o in reversed(p.objects) if o != now)  # "auto" is the first
-    lo, hi = p.bounds
-    step = 1 if isinstance(p, param.Integer) else 0.1 * (hi - lo)
-    return now + step if now + step <= hi else now - step
-
-
 @pytest.mark.parametrize("name", GatesPage.settings())
 def test_every_setting_changes_the_picture(page, name):
     page.stream = "random"  # the stream where normalising the keys matters too
     page.show(10)
-    before = picture(page)
-    value = other_value(page.param[name], getattr(page, name))
+    before = everything(page)
+    value = other_value(page, name)
     setattr(page, name, value)
     assert page.notice == "" and getattr(page, name) == value
-    assert not same(picture(page), before), name
+    assert not same(everything(page), before), name
 
 
 def test_settings_are_labelled_in_words_and_old_links_still_work():
@@ -172,7 +155,7 @@ def test_link_round_trip(page):
     assert apply_query(fresh, to_query(page)) == []
     fresh.show(9)
     assert fresh.settings_now() == page.settings_now()
-    assert same(picture(fresh), picture(page))
+    assert same(everything(fresh), everything(page))
 
 
 def test_bad_link_values_give_notices_naming_them():
@@ -194,11 +177,11 @@ def test_bad_link_values_give_notices_naming_them():
 ])
 def test_bad_rules_keep_the_last_good_run(page, rules, words):
     page.show(6)
-    before = picture(page)
+    before = everything(page)
     page.rules = rules
     assert words in page.notice and "Rules to compare (2 to 4) = ['linear'" in page.notice
     assert page.rules == DEFAULT_RULES
-    assert same(picture(page), before)
+    assert same(everything(page), before)
     page.rules = ["linear", "kda"]
     assert page.notice == ""
     assert [h.fig.visible for h in page.heatmaps] == [True, True, False, False]
@@ -212,14 +195,14 @@ def test_divergence_keeps_the_picture_and_names_the_token(page):
     page.param.update(stream="random", d=16, tokens=256, normalize_keys=False)
     assert "β‖k‖² reaches" in page.run.info and "without bound" in page.run.info
     page.show(50)
-    before = picture(page)
+    before = everything(page)
     page.write_strength = 2.0  # every write overshoots and the state explodes
     s = scenarios.gaussian(256, 16, 16, seed=0)
     with pytest.raises(sim.DivergenceError) as err:
         sim.run("deltanet", s.k, s.k, s.v, beta=np.full(256, 2.0))
     assert (f"Write strength β = 2.0 cannot run here (DeltaNet diverged at token "
             f"t = {err.value.token + 1}:") in page.notice
-    assert page.write_strength == 1.0 and same(picture(page), before)
+    assert page.write_strength == 1.0 and same(everything(page), before)
     page.normalize_keys = True  # unit keys: β ≤ 2 stays bounded
     page.write_strength = 2.0
     assert page.notice == "" and "overshoots" in page.run.info
@@ -312,5 +295,6 @@ def test_readouts_show_sims_numbers_for_every_t(page):
         norm = page.run.data[f"norm{i}"][-1]
         assert f"{LABELS[rule]}: ‖S‖ = {num(norm)}" in page.token_info.div.text
         assert f"<td>{cell(page.run.data[f'old{i}'][-1], TINY)}</td>" in page.gate_table.div.text
-    assert "<b>Kimi Delta Attention</b>, token t = 24: decay α = (" in page.delta_info.div.text
+    assert ("<b>Kimi Delta Attention</b> (the first delta rule compared), token t = 24: decay "
+            "α = (") in page.delta_info.div.text
     assert "<style>" not in page.gate_table.div.text  # the table's CSS is a stylesheet

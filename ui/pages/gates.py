@@ -156,7 +156,8 @@ class GatesPage(Page):
              "v": v, "norms": norms, "errors": errors, "errors_old": errors_old, "beta": beta,
              "read_back": read_back, "error": error, "vec_limits": data["vectors_limits"],
              "held": np.linalg.norm(read_back, axis=1), "strength": beta * np.sum(k * k, axis=1),
-             "other": others[0] if others else None, "token_gates": token_gates}
+             "other": others[0] if others else None, "token_gates": token_gates,
+             "auto": self.inspect == "auto"}
         for key, text in (("caption", gv.caption), ("token_text", gv.token_text),
                           ("delta_text", gv.delta_text), ("gates_text", gv.gates_table)):
             data[key] = [text(r, t) for t in range(T + 1)]

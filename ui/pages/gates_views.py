@@ -224,7 +224,8 @@ def token_text(r: dict, t: int) -> str:
 
 def delta_text(r: dict, t: int) -> str:
     rule = r["inspected"]
-    extra = "" if rule in r["rules"] else " (not among the rules compared above)"
+    extra = (" (not among the rules compared above)" if rule not in r["rules"] else
+             " (the first delta rule compared)" if r["auto"] else "")
     if t == 0:
         return f"<b>{r['labels'][rule]}</b>{extra}: no update yet."
     g = r["token_gates"](rule, t - 1)
