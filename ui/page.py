@@ -56,6 +56,10 @@ class Page(param.Parameterized):
     slug: ClassVar[str] = "page"
     link_keys: ClassVar[dict[str, str]] = {}  # setting -> its key in the link, where shorter
     stops: ClassVar[tuple[tuple[str, str], ...]] = ()  # (name, key of run.data) for named stops
+    # A setting that only shows with others set so ({"rho": {"keys": "correlated"}}), and values
+    # to try for settings no generic rule can invent (a model): for the generated tests.
+    only_with: ClassVar[dict[str, dict[str, Any]]] = {}
+    examples: ClassVar[dict[str, list]] = {}
 
     notice = param.String("", precedence=-1, doc="A message for the user (plain text)")
 

@@ -23,7 +23,7 @@ import param
 from ui.fmt import plain as text
 
 # Keys that are not settings: the player's and the shell's.
-SHELL_KEYS = ("t", "embed", "present", "theme", "view")
+SHELL_KEYS = ("t", "embed", "present", "theme", "view", "speed")
 MAX_QUERY = 100_000  # characters of a query string read at all
 MAX_VALUE = 20_000  # characters of one value (a custom model's JSON, base64url)
 
@@ -42,7 +42,7 @@ def _encode(p: param.Parameter, value) -> str:
         raw = json.dumps(value, separators=(",", ":"), sort_keys=True).encode()
         return base64.urlsafe_b64encode(raw).decode().rstrip("=")
     if isinstance(value, float):
-        return repr(round(value, 10))
+        return repr(value)  # the shortest text that reads back as the same float
     return str(value)
 
 

@@ -53,23 +53,33 @@ def heat(view) -> np.ndarray:
     return np.asarray(view.image_source.data["image"][0]).reshape(view.rows, view.cols)
 
 
-def other_value(page, name):
-    """A valid value of setting ``name`` different from the current one (for generated tests)."""
+def other_values(page, name) -> list:
+    """Valid values of setting ``name`` other than the current one, nearest first (for the
+    generated tests; a page may still refuse some in combination with its other settings)."""
     import param  # noqa: PLC0415
 
     p, now = page.param[name], getattr(page, name)
+    if name in page.examples:
+        return [v for v in page.examples[name] if v != now]
     if isinstance(p, param.Boolean):
-        return not now
+        return [not now]
     if isinstance(p, param.ListSelector):
         options = [o for o in p.objects if o not in now]
-        return [*now[:-1], options[0]] if options else now[:-1]
+        return [[*now[:-1], o] for o in options] + ([now[:-1]] if len(now) > 1 else [])
     if isinstance(p, param.Selector):
-        return next(o for o in p.objects if o != now)
-    if isinstance(p, param.Integer):
-        lo, hi = p.bounds
-        return now + 1 if hi is None or now + 1 <= hi else now - 1
-    if isinstance(p, param.Number):
-        lo, hi = p.bounds
-        step = (hi - lo) / 7 if hi is not None and lo is not None else 0.1
-        return now + step if hi is None or now + step <= hi else now - step
-    raise NotImplementedError(f"no other value for {name} ({type(p).__name__})")
+        return [o for o in p.objects if o != now]
+    lo, hi = p.bounds or (None, None)
+    step = 1 if isinstance(p, param.Integer) else (
+        round((hi - lo) / 8, 6) if hi is not None and lo is not None else 0.1)
+    out = [now + step, now - step]
+    return [v for v in out if (lo is None or v >= lo) and (hi is None or v <= hi)]
+
+
+def other_value(page, name):
+    return other_values(page, name)[0]
+
+
+def columns(sources: dict) -> dict:
+    """Every column of the named ColumnDataSources, as ``{"name.column": plain values}``."""
+    return {f"{name}.{key}": plain(col) for name, source in sources.items()
+            for key, col in source.data.items()}

@@ -58,8 +58,10 @@ def test_bad_values_are_named_with_what_is_accepted():
 def test_settings_that_cannot_run_together_are_named_one_by_one():
     k = Knobs()
     notices = apply_query(k, "rule=deltanet&b=1.8")
-    assert k.rule == "deltanet" and k.beta == 0.5  # the first applied; the second named
-    assert len(notices) == 1 and "Write strength β = 1.8" in notices[0] and "diverges" in notices[0]
+    # applied in the page's order of settings (β before the rule), whatever the link's order
+    assert k.beta == 1.8 and k.rule == "linear"
+    assert len(notices) == 1 and "Rule = deltanet" in notices[0] and "diverges" in notices[0]
+    assert apply_query(Knobs(), "b=1.8&rule=deltanet") == notices
 
 
 def test_enormous_and_markup_values_are_shortened_plain_text():

@@ -39,6 +39,7 @@ def rule_params(rule: str, scale: float) -> dict:
 class FixedStatePage(Page):
     title = "What a fixed state can't hold"
     slug = "fixed-state"
+    only_with = {"rho": {"keys": "correlated"}}  # ρ shapes correlated keys only
     stops = (("t = 0", "stop_0"), ("t = d", "stop_d"), ("t = d + 1", "stop_d1"))
 
     # The link keys are the names the old links used: they still work.

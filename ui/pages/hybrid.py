@@ -68,6 +68,10 @@ def read_model(text: str) -> dict:
 class HybridPage(Page):
     title = "Hybrid models and their cache"
     slug = "hybrid"
+    only_with = {"custom": {"model_a": CUSTOM}}  # the JSON shows as model A when chosen
+    examples = {"custom": [{"name": "small", "layers": [
+        {"kind": "attention", "count": 2, "kv_heads": 2, "head_dim": 64},
+        {"kind": "recurrent", "count": 6, "state_shape": [4, 64, 64]}]}]}
     link_keys = {"sequences": "batch"}  # the link's name since the first version
     stops = (("4K", "stop_4k"), ("128K", "stop_128k"), ("1M", "stop_1m"),
              ("A's cache passes its state", "stop_cross"))
