@@ -67,6 +67,7 @@
 
   // Python could not start. With the page built ahead of time on screen, say what still works.
   function fail(what, todo, detail) {
+    if (window.labFailed) return;
     document.body.classList.remove("lab-loading");
     document.body.classList.add("lab-failed");
     $("lab-status").hidden = true;
@@ -110,7 +111,15 @@
     try {
       response = await realFetch(input, init);
     } catch (err) {  // a missing file under an integrity check rejects here, not with a 404
-      if (url.includes("/pyodide/") && !counted.failed) counted.failed = url.split("/").pop();
+      if (url.includes("/pyodide/") && !counted.failed) {
+        counted.failed = url.split("/").pop();
+        // Pyodide's loader does not always reject when its runtime cannot be fetched (it
+        // logs "wasm instantiation failed" and waits for ever): say so now.
+        if (/\.(wasm|asm\.js)$|python_stdlib\.zip$/.test(url)) {
+          setTimeout(() => fail(`Could not download ${counted.failed}.`,
+            "Check the connection and reload. If you are offline, open the page once while online so it can be kept for later.", String(err)), 0);
+        }
+      }
       throw err;
     }
     const isWheel = /\.(whl|zip)$/.test(url) && url.includes("/pyodide/") && !url.endsWith("python_stdlib.zip");

@@ -107,7 +107,10 @@
   // Put frame t of every column into its model: one assignment per model, so BokehJS sees
   // one change (and a ColumnDataSource keeps its columns the same length throughout).
   // "@alt" is a figure's text alternative: set on its element (role img), not on the model.
-  function apply(groups, columns, t, describe) {
+  // A Div's text goes straight into its view's element: BokehJS re-renders a Div and lays out
+  // the whole page on every change of its text (20-60 ms a readout, measured); the readouts
+  // keep their size, so the page needs no new layout. The model keeps the text, silently.
+  function apply(groups, columns, t, describe, markup) {
     for (const [model, attrs] of groups) {
       const props = {};
       let data = null;
@@ -115,6 +118,7 @@
         const value = columns[column][t];
         if (attr === "@alt") { if (describe) describe(model, value); }
         else if (attr.startsWith("data.")) (data = data || Object.assign({}, model.data))[attr.slice(5)] = value;
+        else if (attr === "text" && markup && markup(model, value)) continue;
         else props[attr] = value;
       }
       if (data) model.data = data;
@@ -151,7 +155,7 @@
       this.t = clamp(t, this.tMax);
       if (this.frames) {
         this.applying = true;
-        try { apply(this.groups, this.frames.data, this.t, describe); } finally { this.applying = false; }
+        try { apply(this.groups, this.frames.data, this.t, describe, markup); } finally { this.applying = false; }
       }
       for (const fn of this.listeners) fn(this.t, this.tMax);
     },
@@ -215,18 +219,32 @@
     },
   };
 
-  // The element of a model's view in the page (null in node or before it is rendered).
-  function describe(model, text) {
-    const index = global.Bokeh && global.Bokeh.index;
-    if (!index) return;
-    for (const root of index) {
-      const view = root.owner && root.owner.find_one(model);
-      if (view && view.el) {
-        view.el.setAttribute("role", "img");
-        view.el.setAttribute("aria-label", String(text));
-        return;
-      }
+  // The view of a model in the page (null in node or before it is rendered), remembered.
+  const views = new WeakMap();
+  function viewOf(model) {
+    let view = views.get(model);
+    if (view && view.el && view.el.isConnected) return view;
+    view = null;
+    for (const root of (global.Bokeh && global.Bokeh.index) || []) {
+      view = root.owner && root.owner.find_one(model);
+      if (view) break;
     }
+    if (view) views.set(model, view);
+    return view;
+  }
+  function describe(model, text) {
+    const view = viewOf(model);
+    if (view && view.el) {
+      view.el.setAttribute("role", "img");
+      view.el.setAttribute("aria-label", String(text));
+    }
+  }
+  function markup(model, text) {
+    const view = model.type === "Div" && !model.render_as_text ? viewOf(model) : null;
+    if (!view || !view.markup_el) return false;
+    model.setv({ text }, { silent: true });
+    view.markup_el.innerHTML = text;
+    return true;
   }
 
   const api = { player, restyle, apply, group, clamp, THEMES };

@@ -170,7 +170,11 @@ SNAPSHOT_JS = """() => {
       const data = m.data instanceof Map ? Object.fromEntries(m.data) : m.data;
       for (const key of Object.keys(data).sort()) {
         const v = data[key];
-        cols[key] = Array.from(v, (x) => (typeof x === 'number' ? Math.round(x * 1e9) / 1e9 : (ArrayBuffer.isView(x) ? Array.from(x) : x)));
+        // rounded: the page built ahead of time (CPython's numpy) and the live one (Pyodide's)
+        // may differ in the last bits of a float
+        const round = (x) => (typeof x === 'number' ? Math.round(x * 1e9) / 1e9 :
+          (ArrayBuffer.isView(x) || Array.isArray(x) ? Array.from(x, round) : x));
+        cols[key] = round(v);
       }
       out.push(JSON.stringify(cols));
     }

@@ -77,11 +77,11 @@ def test_steps_before_python_and_after_it_takes_over(context, server, slug):
     step.click()
     assert t_of(page) == held_t + 1
     # a setting: the first enabled slider or radio group of the page, changed by keyboard
+    settings = page.evaluate("location.search.split('&t=')[0]")
     control = page.locator("#lab-app .noUi-handle").first
     control.focus()
     page.keyboard.press("ArrowRight")
-    page.wait_for_function("(q) => !location.search.includes(q)",
-                           arg=page.evaluate("location.search.split('&t=')[0]"), timeout=30_000)
+    page.wait_for_function("(q) => !location.search.includes(q)", arg=settings, timeout=30_000)
     assert page.evaluate("window.labPlayer.tMax") >= 1
     shot(page, slug)
     assert visit.problems() == []
@@ -195,7 +195,7 @@ def test_figures_out_of_view_hold_their_repaints_and_repaint_when_seen(context, 
     page.get_by_role("button", name="Step", exact=True).click()
     page.wait_for_timeout(300)
     assert page.evaluate(FIGURES_JS)[-1][:2] == [True, paints]  # not repainted
-    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    page.evaluate(f"window.scrollTo(0, ({FIGURES_JS})().at(-1)[2] - 100)")
     page.wait_for_function(f"({FIGURES_JS})().at(-1)[0] === false")
     page.wait_for_function(f"({FIGURES_JS})().at(-1)[1] > {paints}")
     assert visit.problems() == []
