@@ -170,11 +170,12 @@
     player.attach(jsdoc);
     if (linkT !== null && !ownSettings) seekFromLink(player.tMax);
     window.labPrerendered = true;
-    timings.firstPlot = performance.now();
     document.body.classList.add("lab-ready");
     if (ownSettings) document.body.classList.add("lab-waiting");
     else enableTransport(true);
     watchFigures(jsdoc);
+    // The plots are on screen once the frame after them has been painted.
+    requestAnimationFrame(() => requestAnimationFrame(() => { timings.firstPlot = performance.now(); }));
   }
 
   // The link's t, checked against what this run reaches; a bad one is named.
