@@ -155,7 +155,9 @@
       this.t = clamp(t, this.tMax);
       if (this.frames) {
         this.applying = true;
-        try { apply(this.groups, this.frames.data, this.t, describe, markup); } finally { this.applying = false; }
+        // Text alternatives wait while playing (setting long aria-labels on every frame halved
+        // the frame rate, measured; nobody reads them at 60 a second): set when play stops.
+        try { apply(this.groups, this.frames.data, this.t, this.playing ? null : describe, markup); } finally { this.applying = false; }
       }
       for (const fn of this.listeners) fn(this.t, this.tMax);
     },
@@ -193,6 +195,8 @@
     pause() {
       if (!this.playing) return;
       this.playing = false;
+      const alt = this.groups.map(([m, attrs]) => [m, attrs.filter(([a]) => a === "@alt")]).filter(([, a]) => a.length);
+      if (this.frames) apply(alt, this.frames.data, this.t, describe);
       for (const fn of this.listeners) fn(this.t, this.tMax);
     },
     onChange(fn) { this.listeners.push(fn); },
