@@ -28,10 +28,11 @@
     if (!(prop in b)) b[prop] = model[prop];
     return b[prop];
   }
+  const WHOLE = new Set(["width", "height", "min_width", "min_height", "glyph_width", "glyph_height", "spacing", "label_height"]);
   function scaled(model, prop, factor) {
     if (!(prop in model)) return;
     const b = base(model, prop);
-    if (typeof b === "number") set(model, prop, Math.round(b * factor * 100) / 100);
+    if (typeof b === "number") set(model, prop, WHOLE.has(prop) ? Math.round(b * factor) : Math.round(b * factor * 100) / 100);
     else if (typeof b === "string" && b.endsWith("px")) set(model, prop, `${Math.round(parseFloat(b) * factor)}px`);
   }
   function set(model, prop, value) {
