@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import concurrent.futures
 import csv
 import email.parser
 import hashlib
@@ -473,6 +474,9 @@ def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id
     shell = (ROOT / "assets" / "shell.html").read_text()
     nav = [(p.slug, p.short) for p in PAGES]
     written = []
+    chosen = [p for p in PAGES if not only or p.slug in only]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 2)) as pool:
+        ahead_of = dict(zip([p.slug for p in chosen], pool.map(prerender_page, chosen)))
     for page in PAGES:
         if only and page.slug not in only:
             continue
@@ -483,7 +487,7 @@ def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id
             continue
         if not entry.exists():
             raise BuildError(f"{page.slug}: entry script site/{page.module}.py is missing")
-        ahead = prerender_page(page)
+        ahead = ahead_of[page.slug]
         config = {"page": page.slug, "title": page.title, "packages": packages, "sizes": sizes,
                   "build": build_id, "code": entry.read_text(),
                   "prerender": {k: ahead[k] for k in ("query", "csv", "t_max")}}
@@ -513,17 +517,18 @@ def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id
 
 
 def prerender_page(info) -> dict:
-    """The page's default run rendered in CPython (ui.app.prerender): shown at first paint and
-    stepped by the browser's player before Pyodide has loaded."""
-    from ui.app import prerender  # noqa: PLC0415
-    from ui.pages import page_class  # noqa: PLC0415
-
-    try:
-        cls = page_class(info)
-    except LookupError as err:
-        raise BuildError(str(err)) from err
+    """The page's default run rendered in CPython (ui.app.prerender), in a fresh process as
+    the browser's live page is built: shown at first paint and stepped by the browser's player
+    before Pyodide has loaded, then taken over by Python model for model."""
+    script = ("import json, sys; from ui.app import prerender; from ui.pages import PAGES, page_class;"
+              "info = next(p for p in PAGES if p.slug == sys.argv[1]);"
+              "json.dump(prerender(page_class(info)), sys.stdout)")
     started = time.monotonic()
-    ahead = prerender(cls)
+    result = subprocess.run([sys.executable, "-c", script, info.slug], cwd=ROOT,
+                            capture_output=True, text=True)
+    if result.returncode:
+        raise BuildError(f"{info.slug}: rendering the default run failed:\n{result.stderr[-3000:]}")
+    ahead = json.loads(result.stdout)
     log(f"{info.slug}: default run rendered ahead of time ({len(ahead['doc']) / 1e3:.0f} kB "
         f"document, t up to {ahead['t_max']}, {time.monotonic() - started:.1f} s)")
     return ahead

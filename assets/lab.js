@@ -253,19 +253,26 @@ if not hasattr(pyodide.ffi, "jsnull"):
 
   // The live page, rendered out of sight, replaces the page built ahead of time in one frame:
   // same t (or the link's), same theme and view, same scroll position.
-  function takeover(jsdoc) {
+  // adopted: Python linked itself to the document on screen (the same page, model for model):
+  // nothing to swap.
+  function takeover(jsdoc, adopted) {
     const live = $("lab-app-live");
     const t = ownSettings || !window.labPrerendered ? null : player.t;
-    window.labRestyle(jsdoc, root.dataset.theme, root.classList.contains("present"));
+    if (!adopted) window.labRestyle(jsdoc, root.dataset.theme, root.classList.contains("present"));
     player.takeover(jsdoc);
     if (t === null && linkT !== null) seekFromLink(player.tMax);
-    const old = $("lab-app");
-    for (const view of [...(window.Bokeh.index || [])]) {
-      if (view.el && old.contains(view.el)) view.remove();  // frees the old document's views
+    if (adopted) {
+      live.remove();
+    } else {
+      const old = $("lab-app");
+      for (const view of [...(window.Bokeh.index || [])]) {
+        if (view.el && old.contains(view.el)) view.remove();  // frees the old document's views
+      }
+      old.remove();
+      live.id = "lab-app";
+      live.removeAttribute("aria-hidden");
     }
-    old.remove();
-    live.id = "lab-app";
-    live.removeAttribute("aria-hidden");
+    window.labAdopted = Boolean(adopted);
     timings.live = performance.now();
     stage("done", "Ready", "", 1);
     document.body.classList.remove("lab-loading", "lab-waiting");
@@ -358,6 +365,10 @@ if not hasattr(pyodide.ffi, "jsnull"):
     theme: () => root.dataset.theme,
     notice,
     takeover,
+    // The document on screen, if Python may take it over (the link asked for no settings of
+    // its own), and the settings it was built with.
+    prerendered: () => (window.labPrerendered && !ownSettings ? player.doc : null),
+    defaultSettings: () => CONFIG.prerender.query,
     setSettings: (q) => { settingsQuery = String(q); writeUrl(); },
   };
 

@@ -201,6 +201,7 @@
       for (const fn of this.listeners) fn(this.t, this.tMax);
     },
     onChange(fn) { this.listeners.push(fn); },
+    ids(doc) { return [...doc.all_models].map((m) => m.id); },
 
     // Changes the player makes are the browser's own: Python's copy of a bound model is
     // never read, so they are not sent back through Panel's link (it would put Python on

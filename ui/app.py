@@ -23,6 +23,19 @@ IN_BROWSER = sys.platform == "emscripten"
 TARGET = "lab-app"  # the element the shell reserves for the page built ahead of time
 LIVE_TARGET = "lab-app-live"  # where the live page renders, out of sight, before it takes over
 READY: asyncio.Future | None = None  # resolved once the page is live in the browser
+# Bokeh numbers its models p1000, p1001, … in the order they are made. The page built ahead of
+# time and the live page start from the same number, so the same page built the same way has
+# the same ids in both places, and Python can take over the document on screen (``_adopt``)
+# instead of rendering the page again. High enough that no model made earlier (while importing)
+# can share an id with one of the page's.
+ID_BASE = 10**6
+
+
+def fresh_ids() -> None:
+    """The next Bokeh model made is p<ID_BASE + 1>."""
+    import bokeh.util.serialization as serialization  # noqa: PLC0415
+
+    serialization._simple_id = ID_BASE
 
 
 def document_json(layout, target: str) -> str:
@@ -47,7 +60,12 @@ def document_json(layout, target: str) -> str:
 
 def prerender(page_class) -> dict:
     """The page with its default settings, as build.py embeds it: the document (settings
-    controls shown waiting for Python), the settings' query, the CSV and what t can reach."""
+    controls shown waiting for Python), the settings' query, the CSV and what t can reach.
+
+    Run it in a fresh process, as the browser builds the live page: Panel keeps some models
+    (its stylesheets) from one page to the next within a process, and a second page built in
+    the same process would not have the ids the live one will have (``ID_BASE``)."""
+    fresh_ids()
     page = page_class()
     page.controls_ready = False
     page.show(0)
@@ -82,29 +100,39 @@ def _replace_html_sanitizer() -> None:
     HTML_SANITIZER._sanitize = lambda s: html.escape(s, quote=False) if "<" in s else s
 
 
-async def _render(layout, target: str):
+async def _render(layout, target: str, adopt=None):
     """Render ``layout`` into element ``target`` and link it to Python, like Panel's
-    ``panel.io.pyodide.write``, with two differences:
+    ``panel.io.pyodide.write``, with three differences:
+    - ``adopt``: a BokehJS document already on screen (the page built ahead of time) that is
+      this layout's document, model for model: it is linked instead of rendering a new one (if
+      its models' ids differ, nothing is linked and None is returned);
     - the changes made inside ``batch()`` go to BokehJS as one patch (Panel sends each model
       change as its own);
     - changes the player makes in the browser (frame t of a run, the timeline) are not sent
       back to Python: the player's guard (assets/player.js) filters them before Panel's link.
-    Returns (batch, the BokehJS document).
+    Returns (batch, the BokehJS document, whether it was adopted), or None (see ``adopt``).
     """
     import js  # noqa: PLC0415
     import panel.io.pyodide as pnpy  # noqa: PLC0415
     import pyodide.ffi  # noqa: PLC0415
 
     pydoc, model_json = pnpy._model_json(layout, target)
-    views = await js.window.Bokeh.embed.embed_item(js.JSON.parse(model_json))
-    jsdoc = list(views.roots)[0].model.document
+    ids = {m.id for m in pydoc.models} | {m.id for m in pydoc.config.references()}
+    adopted = adopt is not None and ids == set(js.window.labPlayer.ids(adopt).to_py())
+    if adopt is not None and not adopted:
+        return None
+    if adopted:
+        jsdoc = adopt
+    else:
+        views = await js.window.Bokeh.embed.embed_item(js.JSON.parse(model_json))
+        jsdoc = list(views.roots)[0].model.document
     js.window.labPlayer.guard(jsdoc)
     pnpy._link_docs(pydoc, jsdoc)
     pydoc.unhold()
     panel_sync = [cb for cb in pydoc.callbacks._change_callbacks
                   if getattr(cb, "__name__", "") == "pysync"]
     if len(panel_sync) != 1:  # Panel changed: keep its own sync, unbatched
-        return contextlib.nullcontext, jsdoc
+        return contextlib.nullcontext, jsdoc, adopted
     pydoc.callbacks.remove_on_change(panel_sync[0])
     queue: list | None = None
 
@@ -142,7 +170,7 @@ async def _render(layout, target: str):
             if events:
                 send(events)
 
-    return batch, jsdoc
+    return batch, jsdoc, adopted
 
 
 async def _launch_in_browser(page_class):
@@ -152,23 +180,49 @@ async def _launch_in_browser(page_class):
 
     _replace_html_sanitizer()
     shell = js.window.labShell
-    page = page_class()
+    current: list = []
 
     def report(error: Exception) -> None:
         # A failure inside a callback must not leave the page silently stuck: say so on the
         # page; the settings and the picture the user had stay as they were.
         js.console.error(f"{type(error).__name__}: {error}")
-        page.notice = f"That change could not be applied ({type(error).__name__}: {error})."
+        if current:
+            current[0].notice = f"That change could not be applied ({type(error).__name__}: {error})."
 
     pn.config.exception_handler = report
-    notices = apply_query(page, str(js.window.location.search))
-    page.after_apply = lambda: js.window.labPlayer.refresh()
-    page.batch, jsdoc = await _render(page.layout, LIVE_TARGET)
+
+    def make_page(id_base: int):
+        import bokeh.util.serialization as serialization  # noqa: PLC0415
+
+        serialization._simple_id = id_base
+        page = page_class()
+        notices = apply_query(page, str(js.window.location.search))
+        page.after_apply = lambda: js.window.labPlayer.refresh()
+        return page, notices
+
+    # The page on screen was built ahead of time from these very settings: built the same
+    # way, from the same first id, the live page is the same document, and takes it over.
+    on_screen = shell.prerendered()
+    page, notices = make_page(ID_BASE if on_screen else 3 * ID_BASE)
+    adopt = on_screen if on_screen and to_query(page) == str(shell.defaultSettings()) else None
+    if adopt is not None:
+        page.controls_ready = False  # as built ahead of time; ready once linked
+        page.show(int(js.window.labPlayer.t))
+    rendered = await _render(page.layout, LIVE_TARGET, adopt)
+    if rendered is None:  # built otherwise after all: render it anew, with ids that cannot meet
+        js.console.warn("The live page differs from the one built ahead of time: rendered anew.")
+        page, notices = make_page(3 * ID_BASE)  # the page on screen's
+        rendered = await _render(page.layout, LIVE_TARGET)
+    current[:] = [page]
+    page.batch, jsdoc, adopted = rendered
+    if adopted:
+        with page.batch():
+            page.ready_controls()
     page.param.watch(lambda e: shell.notice(e.new), "notice")
     page.param.watch(lambda *_: shell.setSettings(to_query(page)), page.settings())
     hooks = {"csv": create_proxy(page.csv), "query": create_proxy(lambda: to_query(page))}
     js.window.labPy = to_js(hooks, dict_converter=js.Object.fromEntries)
     shell.setSettings(to_query(page))
-    shell.takeover(jsdoc)
+    shell.takeover(jsdoc, adopted)
     shell.notice(" ".join([*notices, page.notice]).strip())
     return page

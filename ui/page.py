@@ -89,6 +89,7 @@ class Page(param.Parameterized):
         self._apply(self.run)
         self.param.watch(self._changed, self.settings())
         self._layout = None
+        self._own_disabled: set[int] = set()
 
     # What a page provides ------------------------------------------------------------------
     def compute(self) -> Run:
@@ -237,10 +238,18 @@ class Page(param.Parameterized):
                  if key in self.run.data and 0 <= int(self.run.data[key]) <= self.run.t_max]
         return sorted(stops, key=lambda s: s[1])
 
+    def ready_controls(self) -> None:
+        """Python has started: the settings respond (those the page disabled itself stay so)."""
+        self.controls_ready = True
+        for w in self.widgets:
+            if id(w) not in self._own_disabled:
+                w.disabled = False
+
     @property
     def layout(self) -> pn.viewable.Viewable:
         if self._layout is None:
             body = self.body()
+            self._own_disabled = {id(w) for w in self.widgets if w.disabled}
             for w in self.widgets:
                 w.disabled = w.disabled or not self.controls_ready  # the page's own stays
             self._layout = pn.Column(pn.pane.Bokeh(self.info), body,

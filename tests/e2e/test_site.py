@@ -71,6 +71,8 @@ def test_steps_before_python_and_after_it_takes_over(context, server, slug):
         route.continue_()
     page.unroute("**/pyodide/pyodide.asm.wasm")
     wait_live(page)
+    # Python took over the document on screen, model for model (no second render)
+    assert page.evaluate("window.labAdopted") is True
     assert t_of(page) == held_t, "the takeover lost t"
     assert snapshot(page) == at_held_t, "the live page shows another picture at the same t"
     assert page.locator("#lab-app-live").count() == 0 and page.locator("#lab-app").count() == 1
