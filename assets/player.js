@@ -132,6 +132,8 @@
     return Number.isFinite(n) ? Math.max(0, Math.min(n, tMax)) : 0;
   }
 
+  const PANEL_HOLD_MS = 600;  // panel.io.pyodide's TIMEOUT (500 ms) and DEBOUNCE (50 ms), and a margin
+
   // ---- the player -------------------------------------------------------------------------
   const player = {
     t: 0, tMax: 0, playing: false, speed: 8, groups: [], stops: [], frames: null, doc: null,
@@ -206,11 +208,22 @@
     // Changes the player makes are the browser's own: Python's copy of a bound model is
     // never read, so they are not sent back through Panel's link (it would put Python on
     // the path of every step).
+    // Panel's link sends a value change at once but holds the next ones for up to 500 ms,
+    // while a click goes at once: typing in a box and pressing its button reached Python as
+    // the click first, with the old text. A click that follows a change by less than that
+    // waits until the change has gone.
     guard(jsdoc) {
       const onChange = jsdoc.on_change.bind(jsdoc);
+      let lastChange = -Infinity;
       jsdoc.on_change = (callback, ...rest) => onChange((event) => {
         if (this.applying || (event && this.bound.has(event.model))) return;
-        callback(event);
+        if (!event || event.kind === "ModelChanged") {
+          lastChange = performance.now();
+          return callback(event);
+        }
+        const wait = lastChange + PANEL_HOLD_MS - performance.now();
+        if (wait > 0) global.setTimeout(() => callback(event), wait);
+        else callback(event);
       }, ...rest);
     },
 

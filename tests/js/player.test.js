@@ -114,3 +114,16 @@ test("restyle follows the theme and scales for the presenter view, and back exac
   assert.deepEqual([fig.width, fig.height, span.line_width, span.line_color], [300, 290, 1.5, "#6e7781"]);
   assert.equal(fig.background_fill_color, "#ffffff");
 });
+
+test("a click right after a value change reaches Python after it, not before", async () => {
+  const sent = [];
+  const jsdoc = { on_change(cb) { this.cb = cb; } };
+  player.bound = new Set();
+  player.guard(jsdoc);
+  jsdoc.on_change((e) => sent.push(e.kind));
+  jsdoc.cb({ kind: "ModelChanged", model: {} });
+  jsdoc.cb({ kind: "MessageSent", model: {} });  // the click
+  assert.deepEqual(sent, ["ModelChanged"]);  // held back while Panel holds the change's followers
+  await new Promise((r) => setTimeout(r, 700));
+  assert.deepEqual(sent, ["ModelChanged", "MessageSent"]);
+});
