@@ -47,10 +47,46 @@ def test_rewritten_wheel_keeps_members_and_a_valid_record(tmp_path):
     assert "pkg/__init__.py,sha256=" in record and record.strip().endswith("RECORD,,")
 
 
-def test_markers_are_evaluated_for_pyodide():
-    assert build.evaluate_marker('sys_platform == "emscripten"')
-    assert not build.evaluate_marker('sys_platform != "emscripten"')  # tornado is left out
-    assert build.evaluate_marker('python_version >= "3.12"')
+def _wheel(folder: Path, name: str, requires: list[str], module: str = "") -> Path:
+    path = folder / f"{name}-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr(f"{module or name}/__init__.py", "x = 1\n")
+        zf.writestr(f"{name}-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: {}\nVersion: 1.0\n{}".format(
+            name, "".join(f"Requires-Dist: {r}\n" for r in requires)))
+        zf.writestr(f"{name}-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        zf.writestr(f"{name}-1.0.dist-info/RECORD", "")
+    return path
+
+
+def test_lock_follows_pyodide_markers_and_names_the_shipped_wheels(tmp_path):
+    """Dependencies are evaluated under Pyodide's markers (tornado is left out), the dropped
+    ones go, and each entry names the wheel that ships (bytecode-only) with its sha256."""
+    (tmp_path / "built").mkdir()
+    (tmp_path / "shipped").mkdir()
+    official_lock = {  # as in Pyodide 0.27.7's own lock
+        "info": {"arch": "wasm32", "abi_version": "2024_0", "platform": "emscripten_3_1_58",
+                 "python": "3.12.7", "version": "0.27.7"},
+        "packages": {"numpy": {"name": "numpy", "version": "2.0.2", "file_name": "numpy.whl", "install_dir": "site",
+                               "sha256": "00", "package_type": "package", "imports": ["numpy"], "depends": [],
+                               "unvendored_tests": True}}}
+    built = {
+        "app": _wheel(tmp_path / "built", "app", [
+            "lib>=1", 'tornado; sys_platform != "emscripten"', "pandas", 'numpy; python_version >= "3.12"',
+            'extra-thing; extra == "docs"']),
+        "lib": _wheel(tmp_path / "built", "lib", [], module="lib_module"),
+    }
+    shipped = {name: _wheel(tmp_path / "shipped", name, []) for name in built}
+    shipped["lib"].write_bytes(shipped["lib"].read_bytes() + b"\0")  # differs from the built one
+    lock = build.write_lock(official_lock, {"numpy": None}, built, shipped)
+    app, lib = lock["packages"]["app"], lock["packages"]["lib"]
+    assert app["depends"] == ["lib", "numpy"]
+    assert lib["imports"] == ["lib_module"] and lib["file_name"] == "lib-1.0-py3-none-any.whl"
+    assert lib["sha256"] == build.sha256(shipped["lib"]) != build.sha256(built["lib"])
+    assert lock["packages"]["numpy"]["sha256"] == "00" and lock["info"]["abi_version"] == "2024_0"
+    json.dumps(lock)
+
+    with pytest.raises(SystemExit, match="not shipped"):
+        build.write_lock(official_lock, {}, built, shipped)  # numpy missing
 
 
 def test_resolve_orders_dependencies_first():
