@@ -2,26 +2,47 @@
 #   make serve   build the static site if needed and serve it on http://127.0.0.1:8000
 #   make test    lint, unit and UI tests, then the built site in headless Chromium
 # Everything installs itself: a virtual environment with the pinned packages, and on Debian as
-# root a Chromium from apt when none is found.
+# root what the system lacks from apt (python3-venv, nodejs for the build, a Chromium).
 
+SHELL  := /bin/bash
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8000
-STAMP  := $(VENV)/.installed-$(shell cat requirements/app.txt requirements/dev.txt | cksum | cut -d' ' -f1)
-SOURCES := $(shell find sim ui site assets -type f -not -name '*.pyc' 2>/dev/null) build.py pins.toml
+REQS   := requirements/app.txt requirements/dev.txt requirements/build.txt
+STAMP  := $(VENV)/.installed-$(shell cat $(REQS) | cksum | cut -d' ' -f1)
+SOURCES := $(shell find sim ui site assets -type f -not -name '*.pyc' 2>/dev/null) build.py pins.toml pyproject.toml
+APT    := DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
+ROOT_APT := [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null
+# apt-get update unless the package lists are less than an hour old
+APT_UPDATE := [ -n "$$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages*' -mmin -60 2>/dev/null | head -1)" ] || apt-get update -qq
+# Phase timings: a recipe's first line starts its clock, its last line adds "phase seconds" to TIMES.
+TIMES  := .cache/phase-times
+tick    = @mkdir -p .cache && date +%s%N > .cache/t-$(1)
+tock    = @echo "$(1) $$(( ($$(date +%s%N) - $$(cat .cache/t-$(1))) / 1000000 ))" >> $(TIMES)
 
-.PHONY: serve test build venv browser lint unit e2e bench clean
+.PHONY: serve test build venv system browser lint unit e2e bench clean
 
 serve: build
 	$(PY) serve.py --port $(PORT)
 
-test: build browser
+# Chromium installs from apt while the venv and the site build (they need no apt), then lint and
+# tests; the phases' times and the tests collected per directory are printed at the end.
+test:
+	@mkdir -p .cache && rm -f $(TIMES) && date +%s%N > .cache/t-total
+	@$(MAKE) --no-print-directory -j2 --output-sync=target build browser
+	$(call tick,lint)
 	$(PY) -m ruff check .
-	$(PY) -m pytest -q -p no:cacheprovider tests
+	$(call tock,lint)
+	$(call tick,tests)
+	@$(PY) -m pytest -q -p no:cacheprovider tests; rc=$$?; \
+	  echo "tests $$(( ($$(date +%s%N) - $$(cat .cache/t-tests)) / 1000000 ))" >> $(TIMES); \
+	  echo "total $$(( ($$(date +%s%N) - $$(cat .cache/t-total)) / 1000000 ))" >> $(TIMES); \
+	  echo "phase times (s; browser runs alongside venv and build):"; \
+	  awk '{ printf "  %-8s %6.1f\n", $$1, $$2 / 1000 }' $(TIMES); exit $$rc
 
 unit: venv
-	$(PY) -m pytest -q tests/sim tests/ui
+	$(PY) -m pytest -q tests/sim tests/ui tests/site_build
 
 e2e: build browser
 	$(PY) -m pytest -q tests/e2e
@@ -31,34 +52,54 @@ lint: venv
 
 build: dist/site/index.html
 
-dist/site/index.html: $(STAMP) $(SOURCES)
+dist/site/index.html: $(STAMP) $(SOURCES) | system
+	$(call tick,build)
 	$(PY) build.py
+	$(call tock,build)
 
 venv: $(STAMP)
 
-$(STAMP): requirements/app.txt requirements/dev.txt
-	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
-	  { echo "error: Python 3.11 or newer is needed as $(PYTHON) (found $$($(PYTHON) --version 2>&1))"; exit 2; }
-	@$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || { \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv; \
-	  else echo "error: $(PYTHON) lacks venv/ensurepip (on Debian: apt-get install python3-venv)"; exit 2; fi; }
+$(STAMP): $(REQS) | system
+	$(call tick,venv)
 	rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -r requirements/dev.txt
+	$(PY) -m pip install -q --require-hashes --only-binary=:all: -r requirements/build.txt
 	touch $@
+	$(call tock,venv)
+
+# What the build needs from the system, from apt in one call when missing (Debian, as root):
+# a Python with venv, and Node.js, which runs the shipped Pyodide to compile the site's bytecode.
+system:
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+	  { echo "error: Python 3.11 or newer is needed as $(PYTHON) (found $$($(PYTHON) --version 2>&1))"; exit 2; }
+	@need=""; \
+	$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || need="$$need python3-venv"; \
+	[ -n "$$LAB_NODE" ] || command -v node >/dev/null || command -v nodejs >/dev/null || need="$$need nodejs"; \
+	if [ -z "$$need" ]; then :; \
+	elif $(ROOT_APT); then \
+	  echo "installing from apt:$$need"; $(APT_UPDATE) && $(APT) $$need >/dev/null; \
+	else \
+	  echo "missing:$$need (on Debian: apt-get install$$need)"; \
+	  case "$$need" in *python3-venv*) exit 2;; esac; \
+	  echo "without Node.js the site ships Python source, and starts slower"; \
+	fi
 
 # Debian's Chromium drives the browser tests (Playwright's own download is never used here).
-browser: venv
+# Without recommends: headless tests need neither its sandbox helper (--no-sandbox) nor the
+# desktop extras; DejaVu gives the pages a font.
+browser: | system
+	$(call tick,browser)
 	@if [ -n "$$LAB_CHROMIUM" ] || command -v chromium >/dev/null || command -v chromium-browser >/dev/null; then :; \
-	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	elif $(ROOT_APT); then \
 	  echo "installing Chromium from apt"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core >/dev/null; \
+	  $(APT_UPDATE) && $(APT) chromium fonts-dejavu-core >/dev/null; \
 	else \
 	  echo "No Chromium found. Install one (Debian: apt-get install chromium), set LAB_CHROMIUM=/path/to/chrome,"; \
 	  echo "or, with internet access: $(PY) -m playwright install chromium"; exit 2; \
 	fi
+	$(call tock,browser)
 
 bench: build browser
 	$(PY) bench/steps.py
