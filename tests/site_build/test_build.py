@@ -112,3 +112,23 @@ def test_bokehjs_patches_match_the_pinned_bokeh_once():
     for old, new, why in build.BOKEHJS_PATCHES:
         assert text.count(old) == 1, why
         assert new not in text, why
+
+
+def test_csp_is_one_policy_that_readme_shows(tmp_path):
+    """The policy is build.CSP; README's "Hosting" shows it as build.py writes it, and the page
+    writer puts it first in every page's <head> and refuses what it would block."""
+    readme = (Path(build.__file__).parent / "README.md").read_text()
+    assert f"\n{build.content_security_policy()}\n" in readme
+    assert f"\nContent-Security-Policy: {build.content_security_policy(header=True)}\n" in readme
+    for directive, value, _ in (*build.CSP, *build.CSP_HEADER_ONLY):
+        assert f"| `{directive} {value}` |" in readme
+
+    page = '<!doctype html><html><head>\n<meta charset="utf-8">\n<script src="a.js"></script>{}</head></html>'
+    (tmp_path / "ok.html").write_text(page.format('<script id="d" type="application/json">{"a": 1}</script>'))
+    build.add_content_security_policy(tmp_path)
+    text = (tmp_path / "ok.html").read_text()
+    assert text.index("Content-Security-Policy") < text.index("<script")
+    for bad in ("<script>alert(1)</script>", '<button onclick="go()">x</button>'):
+        (tmp_path / "ok.html").write_text(page.format(bad))
+        with pytest.raises(SystemExit, match="ok.html: an inline"):
+            build.add_content_security_policy(tmp_path)
