@@ -20,26 +20,38 @@ APT_UPDATE := [ -n "$$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages*' -
 TIMES  := .cache/phase-times
 tick    = @mkdir -p .cache && date +%s%N > .cache/t-$(1)
 tock    = @echo "$(1) $$(( ($$(date +%s%N) - $$(cat .cache/t-$(1))) / 1000000 ))" >> $(TIMES)
+tick_sh = date +%s%N > .cache/t-$(1)
+tock_sh = echo "$(1) $$(( ($$(date +%s%N) - $$(cat .cache/t-$(1))) / 1000000 ))" >> $(TIMES)
 
 .PHONY: serve test build venv system browser lint unit e2e bench clean
 
 serve: build
 	$(PY) serve.py --port $(PORT)
 
-# Chromium installs from apt while the venv and the site build (they need no apt), then lint and
-# tests; the phases' times and the tests collected per directory are printed at the end.
+# After the venv, the unit tests (no browser, no site) run while the site builds and Chromium
+# installs from apt; then lint and the browser tests. At the end: each phase's time (phases
+# overlap: total is the wall clock), the tests each directory collected, and one closing line.
+PYTEST := $(PY) -m pytest -q -p no:cacheprovider
 test:
-	@mkdir -p .cache && rm -f $(TIMES) && date +%s%N > .cache/t-total
-	@$(MAKE) --no-print-directory -j2 --output-sync=target build browser
-	$(call tick,lint)
-	$(PY) -m ruff check .
-	$(call tock,lint)
-	$(call tick,tests)
-	@$(PY) -m pytest -q -p no:cacheprovider tests; rc=$$?; \
-	  echo "tests $$(( ($$(date +%s%N) - $$(cat .cache/t-tests)) / 1000000 ))" >> $(TIMES); \
-	  echo "total $$(( ($$(date +%s%N) - $$(cat .cache/t-total)) / 1000000 ))" >> $(TIMES); \
-	  echo "phase times (s; browser runs alongside venv and build):"; \
-	  awk '{ printf "  %-8s %6.1f\n", $$1, $$2 / 1000 }' $(TIMES); exit $$rc
+	@mkdir -p .cache && rm -f $(TIMES) .cache/test-*.log && date +%s%N > .cache/t-total
+	@$(MAKE) --no-print-directory venv
+	@echo "unit tests (tests/sim tests/ui tests/site_build) run meanwhile; their output follows the browser tests'"
+	@( $(call tick_sh,unit); $(PYTEST) tests/sim tests/ui tests/site_build > .cache/test-unit.log 2>&1; \
+	   rc=$$?; $(call tock_sh,unit); exit $$rc ) & unit=$$!; \
+	$(MAKE) --no-print-directory -j2 --output-sync=target build browser && \
+	{ $(call tick_sh,lint); $(PY) -m ruff check . && $(call tock_sh,lint); } && \
+	( $(call tick_sh,e2e); $(PYTEST) tests/e2e 2>&1 | tee .cache/test-e2e.log; rc=$${PIPESTATUS[0]}; \
+	  $(call tock_sh,e2e); exit $$rc ); rc=$$?; \
+	wait $$unit; urc=$$?; \
+	echo "----- unit tests -----"; cat .cache/test-unit.log; \
+	echo "total $$(( ($$(date +%s%N) - $$(cat .cache/t-total)) / 1000000 ))" >> $(TIMES); \
+	echo "phase times (s):"; awk '{ printf "  %-8s %6.1f\n", $$1, $$2 / 1000 }' $(TIMES); \
+	grep -h "^tests collected per directory" .cache/test-unit.log .cache/test-e2e.log 2>/dev/null; \
+	cat .cache/test-unit.log .cache/test-e2e.log 2>/dev/null | awk ' \
+	  /^[0-9]+ (passed|failed)|^=+ .*(passed|failed)/ { for (i = 1; i < NF; i++) { \
+	    if ($$(i+1) ~ /^passed/) p += $$i; if ($$(i+1) ~ /^failed/) f += $$i; if ($$(i+1) ~ /^error/) e += $$i } } \
+	  END { printf "tests: %d passed, %d failed\n", p, f + e }'; \
+	[ $$rc = 0 ] && [ $$urc = 0 ]
 
 unit: venv
 	$(PY) -m pytest -q tests/sim tests/ui tests/site_build
