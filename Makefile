@@ -84,6 +84,7 @@ $(STAMP): $(REQS) | system
 # What the build needs from the system, from apt in one call when missing (Debian, as root):
 # a Python with venv, and Node.js, which runs the shipped Pyodide to compile the site's bytecode.
 system:
+	@mkdir -p .cache
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 	  { echo "error: Python 3.11 or newer is needed as $(PYTHON) (found $$($(PYTHON) --version 2>&1))"; exit 2; }
 	@need=""; \
@@ -91,7 +92,8 @@ system:
 	[ -n "$$LAB_NODE" ] || command -v node >/dev/null || command -v nodejs >/dev/null || need="$$need nodejs"; \
 	if [ -z "$$need" ]; then :; \
 	elif $(ROOT_APT); then \
-	  echo "installing from apt:$$need"; $(APT_UPDATE) && $(APT) $$need >/dev/null; \
+	  echo "installing from apt:$$need"; $(call tick_sh,system); $(APT_UPDATE) && $(APT) $$need >/dev/null && \
+	  $(call tock_sh,system); \
 	else \
 	  echo "missing:$$need (on Debian: apt-get install$$need)"; \
 	  case "$$need" in *python3-venv*) exit 2;; esac; \

@@ -300,14 +300,15 @@ def build_project_wheel() -> Path:
     return dest
 
 
-def find_node() -> str | None:
-    """Node.js 18 or newer (Pyodide 0.27's minimum), which runs the shipped Pyodide at build time."""
+def find_node() -> tuple[str, str] | None:
+    """Node.js 18 or newer (Pyodide 0.27's minimum), which runs the shipped Pyodide at build time:
+    its path and version."""
     for candidate in (os.environ.get("LAB_NODE"), shutil.which("node"), shutil.which("nodejs")):
         if not candidate:
             continue
         probe = subprocess.run([candidate, "-p", "process.versions.node"], capture_output=True, text=True)
         if probe.returncode == 0 and int(probe.stdout.split(".")[0]) >= 18:
-            return candidate
+            return candidate, probe.stdout.strip()
     return None
 
 
@@ -365,11 +366,12 @@ def compile_bytecode(runtime: Path, wheels: dict[str, Path]) -> tuple[Path, dict
     cached by input sha256. Returns the runtime folder to copy from, the wheels to ship and
     how the build compiled them (for the log and build-info.json).
     """
-    node = find_node()
-    if node is None:
+    found = find_node()
+    if found is None:
         log("BYTECODE: none, no Node.js 18+ to run Pyodide with (apt-get install nodejs, or set "
             "LAB_NODE): shipping source, the pages start slower")
         return runtime, wheels, "none (no Node.js at build time): source shipped"
+    node, node_version = found
     how = f"Pyodide {PINS['pyodide']['version']} itself, run by Node.js"
     folder = CACHE / "bytecode"
     folder.mkdir(parents=True, exist_ok=True)
@@ -379,7 +381,7 @@ def compile_bytecode(runtime: Path, wheels: dict[str, Path]) -> tuple[Path, dict
     targets["<stdlib>"] = (stdlib, folder / f"pyodide-{PINS['pyodide']['version']}-{key(stdlib)}" / stdlib.name)
     todo = {name: (src, dest) for name, (src, dest) in targets.items() if not dest.exists()}
     if todo:
-        log(f"compiling {len(todo)} zip(s) to bytecode with {how} ({node})")
+        log(f"compiling {len(todo)} zip(s) to bytecode with {how} {node_version} ({node})")
         work = Path(tempfile.mkdtemp(prefix="bytecode-", dir=folder))
         try:
             jobs = [(str(src), str(work / f"{i}.zip"),
