@@ -505,7 +505,7 @@ def copy_static(out: Path, katex: Path) -> None:
 
 
 def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id: str,
-                 allow_missing: bool = False) -> list[str]:
+                 allow_missing: bool = False, only: list[str] | None = None) -> list[str]:
     sys.path.insert(0, str(ROOT))
     from ui.pages import PAGES  # noqa: PLC0415
 
@@ -513,6 +513,8 @@ def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id
     nav = [(p.slug, p.short) for p in PAGES]
     written = []
     for page in PAGES:
+        if only and page.slug not in only:
+            continue
         entry = ROOT / "site" / f"{page.module}.py"
         text_file = ROOT / "assets" / "texts" / f"{page.slug}.html"
         if not entry.exists() and allow_missing:
@@ -520,8 +522,10 @@ def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id
             continue
         if not entry.exists():
             raise BuildError(f"{page.slug}: entry script site/{page.module}.py is missing")
+        ahead = prerender_page(page)
         config = {"page": page.slug, "title": page.title, "packages": packages, "sizes": sizes,
-                  "build": build_id, "code": entry.read_text()}
+                  "build": build_id, "code": entry.read_text(),
+                  "prerender": {k: ahead[k] for k in ("query", "csv", "t_max")}}
         body = shell
         for key, value in {
             "TITLE": html.escape(page.title),
@@ -531,6 +535,7 @@ def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id
                 for slug, title in nav),
             "TEXT": text_file.read_text() if text_file.exists() else "",
             "CONFIG": json.dumps(config).replace("</", "<\\/"),
+            "DOC": ahead["doc"].replace("</", "<\\/"),
             "BUILD": build_id,
         }.items():
             body = body.replace("{{" + key + "}}", value)
@@ -596,6 +601,23 @@ def add_content_security_policy(out: Path) -> None:
             raise BuildError(f"{page.name}: {problem}")
         page.write_text(text.replace(charset, f"{charset}\n{meta}"))
     log(f"Content-Security-Policy in every page: {content_security_policy()}")
+
+
+def prerender_page(info) -> dict:
+    """The page's default run rendered in CPython (ui.app.prerender): shown at first paint and
+    stepped by the browser's player before Pyodide has loaded."""
+    from ui.app import prerender  # noqa: PLC0415
+    from ui.pages import page_class  # noqa: PLC0415
+
+    try:
+        cls = page_class(info)
+    except LookupError as err:
+        raise BuildError(str(err)) from err
+    started = time.monotonic()
+    ahead = prerender(cls)
+    log(f"{info.slug}: default run rendered ahead of time ({len(ahead['doc']) / 1e3:.0f} kB "
+        f"document, t up to {ahead['t_max']}, {time.monotonic() - started:.1f} s)")
+    return ahead
 
 
 def write_service_worker(out: Path, build_id: str) -> None:
@@ -685,6 +707,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--allow-missing", action="store_true", help="skip pages whose entry script is missing")
+    parser.add_argument("--only", action="append", metavar="SLUG", help="build only these pages (development)")
     args = parser.parse_args()
     started = time.monotonic()
     check_versions()
@@ -728,7 +751,7 @@ def main() -> None:
             digest.update(sha256(path).encode())
     digest.update(content_security_policy().encode())  # pages and service worker change with it
     build_id = digest.hexdigest()[:12]
-    pages = render_pages(out, packages, sizes, build_id, args.allow_missing)
+    pages = render_pages(out, packages, sizes, build_id, args.allow_missing, args.only)
     add_content_security_policy(out)
     write_service_worker(out, build_id)
     write_build_info(out, lock, official, others, sources, pages, build_id, bytecode)

@@ -8,8 +8,18 @@ o_t = S_tᵀ q_t. See `sim.rules` for the glossary of symbols.
     s = sim.init_state("kda", 4, 4); s = sim.step("kda", s, q0, k0, v0, alpha=a0, beta=0.5).state
 """
 
-from . import cache, cost, parallel, recall, scenarios
+from . import cache, chunkwise, cost, parallel, random_features, recall, scenarios
+from .chunkwise import CHUNKWISE_RULES, ChunkTrace, FormCosts, chunkwise_cost, run_chunkwise
 from .features import FEATURE_MAPS, feature_map, l2_normalize
+from .random_features import (
+    ApproximationError,
+    approximation_error,
+    draw_projection,
+    elu1_weights,
+    favor_features,
+    softmax_weights_exact,
+    softmax_weights_favor,
+)
 from .rules import RULE_INFO, RULES, RuleInfo, init_state, run, step
 from .state import State, Step, Trace
 from .validation import DivergenceError
@@ -18,4 +28,7 @@ __all__ = [
     "FEATURE_MAPS", "RULES", "RULE_INFO", "DivergenceError", "RuleInfo", "State", "Step", "Trace",
     "feature_map", "init_state", "l2_normalize", "run", "step",
     "cache", "cost", "parallel", "recall", "scenarios",
+    "CHUNKWISE_RULES", "ChunkTrace", "FormCosts", "chunkwise_cost", "run_chunkwise", "chunkwise",
+    "ApproximationError", "approximation_error", "draw_projection", "elu1_weights",
+    "favor_features", "softmax_weights_exact", "softmax_weights_favor", "random_features",
 ]

@@ -25,25 +25,59 @@ Bytes (B batch, t tokens, e bytes per element):
     mla        latent_dim · t · B · e_kv
     recurrent  (Π state_shape + conv_channels · (conv_kernel − 1)) · B · e_state
 Defaults: KV cache bf16, state fp32 (engines often keep recurrent state in fp32).
+
+Limits, checked before any layer is built (a ValueError names the field's JSON path, the value,
+shortened when huge, and the accepted range):
+    count, summed over entries   ≤ MAX_MIXERS (4,096 layers and parallel mixers in all)
+    every head count and dim     ≤ MAX_DIM (2^20): kv_heads, head_dim, latent_dim, heads,
+                                   qk_head_dim, v_head_dim, state_shape[i], conv_channels,
+                                   conv_kernel; state_shape has at most 4 entries
+    window, tokens               ≤ MAX_TOKENS (2^40);  batch ≤ MAX_BATCH (2^20)
+    every byte figure            ≤ MAX_BYTES (2^53): exact as an int, and exact again in a
+                                   float64 (JSON, JavaScript); a model whose KV bytes per token or
+                                   state bytes in fp32 pass it is refused when loaded, a tokens ×
+                                   batch that makes a figure pass it is refused when asked
+Work is proportional to the number of entries, not to `count`: a model is kept as groups
+(one entry's mixer and its count) and every figure is computed once per group; only
+`Model.mixers` and the per-layer rows list each layer (at most MAX_MIXERS of them).
 """
 
 from __future__ import annotations
 
+import bisect
 import json
-import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 
 from .presets import PRESET_CONFIGS
-from .validation import check_choice, check_nonnegative_int, check_positive_int
+from .user_input import (
+    check_int,
+    check_text,
+    describe_value,
+    key_path,
+    parse_json_text,
+    quote,
+)
+from .validation import check_choice
 
 Array = np.ndarray
 
 DTYPE_BYTES: dict[str, int] = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
 KINDS = ("attention", "mla", "recurrent", "mlp")
 ATTENTION_KINDS = ("attention", "mla")
+
+MAX_MIXERS = 4096  # layers plus parallel mixers; the presets have at most 88
+MAX_DIM = 2**20  # any head count or dimension (today's largest are ~2^14)
+MAX_STATE_RANK = 4  # entries of state_shape: [heads, d_k, d_v] has 3
+MAX_TOKENS = 2**40  # ~1.1 trillion tokens per sequence; contexts today are below 2^24
+MAX_BATCH = 2**20
+MAX_BYTES = 2**53  # every byte figure stays an exact integer in a float64 (JSON, JavaScript)
+MAX_POINTS = 2**20  # token counts in one memory curve
+MAX_NAME_CHARS = 200  # name, label
+MAX_SOURCE_CHARS = 4000  # the longest preset citation is ~600 characters
 
 _COMMON_FIELDS = ("kind", "count", "label", "parallel")
 _KIND_FIELDS = {
@@ -52,6 +86,7 @@ _KIND_FIELDS = {
     "recurrent": (("state_shape",), ("conv_channels", "conv_kernel")),
     "mlp": ((), ()),
 }
+_FIELD_MAX = {"count": MAX_MIXERS, "window": MAX_TOKENS}  # every other size: MAX_DIM
 _DEFAULT_LABELS = {"attention": "attention", "mla": "MLA", "recurrent": "recurrent", "mlp": "MLP"}
 
 
@@ -83,28 +118,71 @@ class Mixer:
             return self.latent_dim * kv_bytes
         return 0
 
-    def cached_tokens(self, tokens: Any) -> Any:
-        """Tokens held: all of them, or at most the window for sliding-window attention."""
-        return tokens if self.window is None else np.minimum(tokens, self.window)
+    def cached_tokens(self, tokens: Any, block_tokens: int | None = None) -> Any:
+        """Tokens held: all of them, or at most the window for sliding-window attention; with
+        `block_tokens` B, rounded up to whole blocks of B (what a paged engine allocates).
+        An int in, an exact int out; an int64 array in, an array out."""
+        held = tokens
+        if self.window is not None:
+            held = (np.minimum(tokens, self.window) if isinstance(tokens, np.ndarray)
+                    else min(tokens, self.window))
+        if block_tokens is not None:
+            held = -(-held // block_tokens) * block_tokens
+        return held
 
     def state_numbers(self) -> int:
         """Numbers in the fixed state: Π state_shape + conv_channels · (conv_kernel − 1)."""
         if self.kind != "recurrent":
             return 0
         conv = self.conv_channels * (self.conv_kernel - 1) if self.conv_channels else 0
-        return math.prod(self.state_shape) + conv
+        product = 1
+        for n in self.state_shape:
+            product *= n
+        return product + conv
+
+
+@dataclass(frozen=True)
+class MixerGroup:
+    """`count` copies of `mixer` in the consecutive layers mixer.layer … mixer.layer + count − 1
+    (one layer entry). Figures are computed once per group and multiplied by `count`."""
+
+    mixer: Mixer
+    count: int
+
+    @property
+    def first(self) -> int:
+        return self.mixer.layer
+
+    @property
+    def last(self) -> int:
+        return self.mixer.layer + self.count - 1
 
 
 @dataclass(frozen=True)
 class Model:
-    """name, source (citation text), entries (the compact JSON layers, normalised),
-    mixers (every mixer with its 0-based layer index, in order), n_layers."""
+    """name, source (citation text), entries (the compact JSON layers, normalised), groups
+    (one `MixerGroup` per entry, in entry order), n_layers.
+
+    `mixers` (every mixer with its 0-based layer index, in layer order; parallel mixers of one
+    layer in entry order) is listed on first use only."""
 
     name: str
     source: str
     entries: tuple[dict[str, Any], ...]
-    mixers: tuple[Mixer, ...]
+    groups: tuple[MixerGroup, ...]
     n_layers: int
+
+    @cached_property
+    def _order(self) -> list[tuple[int, int]]:
+        """(layer, group index) of every mixer, in the order of `mixers`."""
+        return sorted((layer, i) for i, group in enumerate(self.groups)
+                      for layer in range(group.first, group.last + 1))
+
+    @cached_property
+    def mixers(self) -> tuple[Mixer, ...]:
+        groups = self.groups
+        return tuple(groups[i].mixer if layer == groups[i].first
+                     else replace(groups[i].mixer, layer=layer) for layer, i in self._order)
 
     def layers(self) -> list[list[Mixer]]:
         """Mixers grouped by layer: n_layers lists (parallel mixers share a list)."""
@@ -117,53 +195,50 @@ class Model:
 # ---------------------------------------------------------------------------------------------
 # Loading and validation
 
-def _field_int(path: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{path}: expected a positive integer, got {value!r}")
-    return value
+def _field_int(path: str, key: str, value: Any) -> int:
+    return check_int(path, value, 1, _FIELD_MAX.get(key, MAX_DIM))
 
 
 def _normalise_entry(i: int, entry: Any) -> dict[str, Any]:
     path = f"layers[{i}]"
     if not isinstance(entry, dict):
-        raise ValueError(f"{path}: expected an object with a 'kind', got {entry!r}")
+        raise ValueError(f"{path}: expected an object with a 'kind', got {describe_value(entry)}")
     if "kind" not in entry:
         raise ValueError(f"{path}.kind: missing; accepted: {', '.join(KINDS)}")
     kind = entry["kind"]
-    if kind not in KINDS:
-        raise ValueError(f"{path}.kind: unknown kind {kind!r}; accepted: {', '.join(KINDS)}")
+    if not isinstance(kind, str) or kind not in KINDS:
+        raise ValueError(f"{path}.kind: unknown kind {quote(kind)}; accepted: {', '.join(KINDS)}")
     required, optional = _KIND_FIELDS[kind]
     accepted = (*_COMMON_FIELDS, *required, *optional)
     for key in entry:
         if key not in accepted:
-            raise ValueError(f"{path}.{key}: unknown field for kind {kind!r}; "
+            raise ValueError(f"{key_path(path, key)}: unknown field for kind {kind!r}; "
                              f"accepted: {', '.join(accepted)}")
     out: dict[str, Any] = {"kind": kind}
-    out["count"] = _field_int(f"{path}.count", entry.get("count", 1))
-    label = entry.get("label", _DEFAULT_LABELS[kind])
-    if not isinstance(label, str) or not label:
-        raise ValueError(f"{path}.label: expected a non-empty string, got {label!r}")
-    out["label"] = label
+    out["count"] = _field_int(f"{path}.count", "count", entry.get("count", 1))
+    out["label"] = check_text(f"{path}.label", entry.get("label", _DEFAULT_LABELS[kind]),
+                              MAX_NAME_CHARS)
     parallel = entry.get("parallel", False)
     if not isinstance(parallel, bool):
-        raise ValueError(f"{path}.parallel: expected true or false, got {parallel!r}")
+        raise ValueError(f"{path}.parallel: expected true or false, got {describe_value(parallel)}")
     out["parallel"] = parallel
     for key in required:
         if key not in entry:
             raise ValueError(f"{path}.{key}: missing; kind {kind!r} needs {', '.join(required)}")
     if kind == "recurrent":
         shape = entry["state_shape"]
-        if not isinstance(shape, (list, tuple)) or not shape:
-            raise ValueError(f"{path}.state_shape: expected a non-empty list of positive "
-                             f"integers such as [heads, d_k, d_v], got {shape!r}")
-        out["state_shape"] = [_field_int(f"{path}.state_shape[{j}]", n)
+        if not isinstance(shape, (list, tuple)) or not 1 <= len(shape) <= MAX_STATE_RANK:
+            raise ValueError(f"{path}.state_shape: expected a list of 1 to {MAX_STATE_RANK} "
+                             f"positive integers such as [heads, d_k, d_v], got "
+                             f"{describe_value(shape)}")
+        out["state_shape"] = [_field_int(f"{path}.state_shape[{j}]", "state_shape", n)
                               for j, n in enumerate(shape)]
     else:
         for key in required:
-            out[key] = _field_int(f"{path}.{key}", entry[key])
+            out[key] = _field_int(f"{path}.{key}", key, entry[key])
     for key in optional:
         if entry.get(key) is not None:
-            out[key] = _field_int(f"{path}.{key}", entry[key])
+            out[key] = _field_int(f"{path}.{key}", key, entry[key])
     groups = {"mla": ("heads", "qk_head_dim", "v_head_dim"),
               "recurrent": ("conv_channels", "conv_kernel")}.get(kind, ())
     given = [key for key in groups if key in out]
@@ -173,53 +248,78 @@ def _normalise_entry(i: int, entry: Any) -> dict[str, Any]:
     return out
 
 
-def load_model(config: Any, source: str | None = None) -> Model:
-    """A `Model` from a dict, a JSON string or a `Model` (returned as is).
+def _check_model_size(groups: list[MixerGroup]) -> None:
+    """KV bytes per token and state bytes, in the widest dtype (fp32), within MAX_BYTES."""
+    widest = max(DTYPE_BYTES.values())
+    kv = state = 0
+    for i, group in enumerate(groups):
+        mixer = group.mixer
+        kv += group.count * max(mixer.kv_bytes_per_token(widest),
+                                mixer.kv_bytes_per_token(widest, expanded=True))
+        state += group.count * mixer.state_numbers() * widest
+        for what, value in (("KV cache per token", kv), ("fixed state", state)):
+            if value > MAX_BYTES:
+                raise ValueError(
+                    f"layers[{i}]: with this entry the model's {what} reaches {value:,} bytes "
+                    f"in fp32; accepted: at most 2^53 = {MAX_BYTES:,} bytes; use smaller sizes")
 
-    Every problem raises ValueError naming the field path, e.g. "layers[2].kv_heads".
+
+def load_model(config: Any, source: str | None = None) -> Model:
+    """A `Model` from a dict, a JSON text (see `parse_model_text`) or a `Model` (returned as is).
+
+    Every problem raises a one-line ValueError naming the field path, e.g.
+    "layers[2].kv_heads"; nothing is expanded per layer before every size is checked.
     """
     if isinstance(config, Model):
         return config
-    if isinstance(config, (str, bytes)):
-        try:
-            config = json.loads(config)
-        except json.JSONDecodeError as error:
-            raise ValueError(f"config: not valid JSON ({error})") from None
+    if isinstance(config, (str, bytes, bytearray)):
+        config = parse_json_text(config)
     if not isinstance(config, dict):
-        raise ValueError(f"config: expected an object with 'name' and 'layers', got {config!r:.60}")
+        raise ValueError("config: expected an object with 'name' and 'layers', got "
+                         f"{describe_value(config)}")
     for key in config:
         if key not in ("name", "layers", "source"):
-            raise ValueError(f"{key}: unknown field; accepted: name, layers, source")
-    name = config.get("name")
-    if not isinstance(name, str) or not name:
-        raise ValueError(f"name: expected a non-empty string, got {name!r}")
-    cited = config.get("source", source or "")
-    if not isinstance(cited, str):
-        raise ValueError(f"source: expected a string, got {cited!r}")
+            raise ValueError(f"{key_path('', key)}: unknown field; accepted: name, layers, source")
+    name = check_text("name", config.get("name"), MAX_NAME_CHARS)
+    cited = check_text("source", config.get("source", source or ""), MAX_SOURCE_CHARS, empty=True)
     layers = config.get("layers")
     if not isinstance(layers, list) or not layers:
-        raise ValueError(f"layers: expected a non-empty list of entries, got {layers!r:.60}")
+        raise ValueError(f"layers: expected a non-empty list of entries, got {describe_value(layers)}")
+    if len(layers) > MAX_MIXERS:
+        raise ValueError(f"layers: {len(layers):,} entries is too many; accepted: at most "
+                         f"{MAX_MIXERS:,}")
     entries = tuple(_normalise_entry(i, entry) for i, entry in enumerate(layers))
-    mixers: list[Mixer] = []
-    n_layers = 0
+    groups: list[MixerGroup] = []
+    n_layers = mixers = 0
     for i, entry in enumerate(entries):
-        fields = {key: value for key, value in entry.items()
-                  if key not in ("kind", "count", "label", "parallel")}
+        count = entry["count"]
+        mixers += count
+        if mixers > MAX_MIXERS:
+            raise ValueError(
+                f"layers[{i}].count: with this entry the model has {mixers:,} layers and parallel "
+                f"mixers; accepted: at most {MAX_MIXERS:,} in all")
+        fields = {key: value for key, value in entry.items() if key not in _COMMON_FIELDS}
         if "state_shape" in fields:
             fields["state_shape"] = tuple(fields["state_shape"])
-        count = entry["count"]
         if entry["parallel"]:
             if count > n_layers:
                 raise ValueError(
                     f"layers[{i}].parallel: joins the last {count} layers, but only {n_layers} "
                     "come before it; lower count or drop parallel")
-            indices = range(n_layers - count, n_layers)
+            first = n_layers - count
         else:
-            indices = range(n_layers, n_layers + count)
+            first = n_layers
             n_layers += count
-        mixers.extend(Mixer(layer, entry["kind"], entry["label"], **fields) for layer in indices)
-    mixers.sort(key=lambda m: m.layer)  # stable: within a layer, entries keep their order
-    return Model(name, cited, entries, tuple(mixers), n_layers)
+        groups.append(MixerGroup(Mixer(first, entry["kind"], entry["label"], **fields), count))
+    _check_model_size(groups)
+    return Model(name, cited, entries, tuple(groups), n_layers)
+
+
+def parse_model_text(text: str | bytes, source: str | None = None) -> Model:
+    """A `Model` from the text of a JSON box or file, within the limits of `sim.user_input`:
+    at most 64 KiB, nested at most 32 deep, no NaN/Infinity, no integer longer than 40 digits
+    (never converted), no key repeated in an object. Raises a one-line ValueError otherwise."""
+    return load_model(parse_json_text(text), source)
 
 
 def model_to_dict(model: Model) -> dict[str, Any]:
@@ -242,116 +342,240 @@ PRESETS: dict[str, Model] = {key: load_model(config) for key, config in PRESET_C
 
 def get_model(model: Any) -> Model:
     """A preset id, a `Model`, a dict or a JSON string → `Model`."""
-    if isinstance(model, str) and not model.lstrip().startswith("{"):
-        check_choice("model", model, PRESETS)
-        return PRESETS[model]
+    if isinstance(model, str):
+        if model in PRESETS:
+            return PRESETS[model]
+        if not model[:1000].lstrip().startswith("{"):
+            check_choice("model", model, PRESETS)
     return load_model(model)
 
 
 # ---------------------------------------------------------------------------------------------
-# Bytes
+# Arguments of the byte calculations
 
 def _dtype(name: str, value: str) -> int:
     return DTYPE_BYTES[check_choice(name, value, DTYPE_BYTES)]
 
 
-def _tokens(tokens: Any) -> Any:
-    if isinstance(tokens, (int, np.integer)) and not isinstance(tokens, bool):
-        return check_nonnegative_int("tokens", tokens)
-    a = np.asarray(tokens)
-    if a.ndim == 0 or not np.issubdtype(a.dtype, np.integer) or (a.size and a.min() < 0):
-        raise ValueError(f"tokens: expected an integer ≥ 0 or an array of them, got {tokens!r:.60}")
+def _integer(name: str, value: Any, low: int, high: int) -> int:
+    if isinstance(value, np.integer) and not isinstance(value, np.bool_):
+        value = int(value)
+    return check_int(name, value, low, high)
+
+
+def _batch(batch: Any) -> int:
+    return _integer("batch", batch, 1, MAX_BATCH)
+
+
+def _block(block_tokens: Any) -> int | None:
+    return None if block_tokens is None else _integer("block_tokens", block_tokens, 1, MAX_DIM)
+
+
+def _tokens(tokens: Any) -> int | Array:
+    """One token count (an exact int) or an int64 array of them, each in [0, MAX_TOKENS]."""
+    if isinstance(tokens, (int, np.integer)) and not isinstance(tokens, (bool, np.bool_)):
+        return _integer("tokens", tokens, 0, MAX_TOKENS)
+    accepted = f"an integer from 0 to {MAX_TOKENS:,} or an array of them"
+    try:
+        a = np.asarray(tokens)
+    except (TypeError, ValueError, RecursionError, OverflowError):
+        raise ValueError(f"tokens: expected {accepted}, got {describe_value(tokens)}") from None
+    if a.ndim == 0 or not np.issubdtype(a.dtype, np.integer):
+        raise ValueError(f"tokens: expected {accepted}, got {describe_value(tokens)}")
+    if a.size > MAX_POINTS:
+        raise ValueError(f"tokens: {a.size:,} points is too many; accepted: at most {MAX_POINTS:,}")
+    if a.size and (a.min() < 0 or a.max() > MAX_TOKENS):
+        bad = a.min() if a.min() < 0 else a.max()
+        raise ValueError(f"tokens: expected {accepted}, got {int(bad):,}")
     return a.astype(np.int64)
 
 
+def _scalar_tokens(tokens: Any) -> int:
+    if isinstance(tokens, np.ndarray) or not isinstance(tokens, (int, np.integer)):
+        raise ValueError(f"tokens: expected an integer from 0 to {MAX_TOKENS:,}, got "
+                         f"{describe_value(tokens) if not isinstance(tokens, np.ndarray) else 'an array'}")
+    return _tokens(tokens)
+
+
+def _check_bytes(what: str, value: int, culprit: str = "tokens, batch") -> int:
+    if value > MAX_BYTES:
+        raise ValueError(
+            f"{culprit}: {what} would take {value:,} bytes, above the 2^53 = {MAX_BYTES:,} bytes "
+            f"that keep every figure exact; lower {' or '.join(culprit.split(', '))}")
+    return value
+
+
+# ---------------------------------------------------------------------------------------------
+# Bytes, one group at a time
+
+def _group_kv(group: MixerGroup, tokens: Any, batch: int, element: int, expanded: bool = False,
+              block_tokens: int | None = None) -> Any:
+    """KV bytes of one copy of the group's mixer (int, or int64 array when tokens is one).
+    Callers check the largest value first, so no array product wraps."""
+    per_token = group.mixer.kv_bytes_per_token(element, expanded)
+    if not per_token:
+        return 0
+    return per_token * batch * group.mixer.cached_tokens(tokens, block_tokens)
+
+
+def _kv_total(groups: tuple[MixerGroup, ...], tokens: int, batch: int, element: int,
+              expanded: bool = False, block_tokens: int | None = None) -> int:
+    """Exact (Python int) KV bytes of every group at one token count."""
+    return sum(group.count * _group_kv(group, tokens, batch, element, expanded, block_tokens)
+               for group in groups)
+
+
+def _state_total(groups: tuple[MixerGroup, ...], batch: int, element: int) -> int:
+    return sum(group.count * group.mixer.state_numbers() for group in groups) * element * batch
+
+
 def mixer_kv_bytes(mixer: Mixer, tokens: Any, batch: int = 1, kv_dtype: str = "bf16",
-                   expanded: bool = False) -> Any:
-    """KV-cache bytes of one mixer after `tokens` tokens (an int or an int array)."""
-    per_token = mixer.kv_bytes_per_token(_dtype("kv_dtype", kv_dtype), expanded)
-    return per_token * mixer.cached_tokens(tokens) * batch
+                   expanded: bool = False, block_tokens: int | None = None) -> Any:
+    """KV-cache bytes of one mixer after `tokens` tokens (an int, or an int array)."""
+    group = MixerGroup(mixer, 1)
+    return kv_cache_bytes(Model("mixer", "", (), (group,), mixer.layer + 1), tokens, batch,
+                          kv_dtype, expanded, block_tokens)
 
 
 def kv_cache_bytes(model: Any, tokens: Any, batch: int = 1, kv_dtype: str = "bf16",
-                   expanded: bool = False) -> Any:
-    """Total KV-cache bytes for `tokens` tokens per sequence and `batch` sequences. With
-    `expanded`, MLA layers that give heads/qk_head_dim/v_head_dim count their expanded K and V."""
+                   expanded: bool = False, block_tokens: int | None = None) -> Any:
+    """Total KV-cache bytes for `tokens` tokens per sequence and `batch` sequences: an exact int
+    for an int, an int64 array for an array. With `expanded`, MLA layers that give
+    heads/qk_head_dim/v_head_dim count their expanded K and V. With `block_tokens` B, each
+    attention/MLA layer's cached tokens are rounded up to a multiple of B (paged KV blocks).
+    Raises ValueError when a figure would pass 2^53 bytes."""
     model = get_model(model)
     tokens = _tokens(tokens)
-    batch = check_positive_int("batch", batch)
-    total = sum(mixer_kv_bytes(m, tokens, batch, kv_dtype, expanded) for m in model.mixers)
-    return int(total) if np.ndim(total) == 0 else total
+    batch = _batch(batch)
+    element = _dtype("kv_dtype", kv_dtype)
+    block = _block(block_tokens)
+    if not isinstance(tokens, np.ndarray):
+        return _check_bytes("the KV cache", _kv_total(model.groups, tokens, batch, element,
+                                                      expanded, block))
+    peak = _kv_total(model.groups, int(tokens.max()) if tokens.size else 0, batch, element,
+                     expanded, block)
+    _check_bytes("the KV cache", peak)  # each partial product below is at most the peak
+    total = np.zeros(tokens.shape, dtype=np.int64)
+    for group in model.groups:
+        total += group.count * _group_kv(group, tokens, batch, element, expanded, block)
+    return total
 
 
 def state_bytes(model: Any, batch: int = 1, state_dtype: str = "fp32") -> int:
     """Fixed-state bytes: recurrent states plus short-convolution states, for `batch` sequences."""
     model = get_model(model)
-    batch = check_positive_int("batch", batch)
+    batch = _batch(batch)
     element = _dtype("state_dtype", state_dtype)
-    return sum(m.state_numbers() for m in model.mixers) * element * batch
+    return _check_bytes("the fixed state", _state_total(model.groups, batch, element), "batch")
 
 
 def memory_curve(model: Any, tokens: Any, batch: int = 1, kv_dtype: str = "bf16",
-                 state_dtype: str = "fp32") -> dict[str, Array]:
+                 state_dtype: str = "fp32", block_tokens: int | None = None) -> dict[str, Array]:
     """KV bytes, state bytes and their total over an array of token counts (for plots).
-    Returns int64 arrays {"tokens", "kv_cache_bytes", "state_bytes", "total_bytes"}."""
+    Returns int64 arrays {"tokens", "kv_cache_bytes", "state_bytes", "total_bytes"}; every
+    value is exact (at most 2^53, checked before computing)."""
     model = get_model(model)
     t = np.atleast_1d(_tokens(tokens)).astype(np.int64)
-    kv = np.asarray(kv_cache_bytes(model, t, batch, kv_dtype), dtype=np.int64)
-    kv = np.broadcast_to(kv, t.shape).copy()
-    state = np.full(t.shape, state_bytes(model, batch, state_dtype), dtype=np.int64)
-    return {"tokens": t, "kv_cache_bytes": kv, "state_bytes": state, "total_bytes": kv + state}
+    kv = kv_cache_bytes(model, t, batch, kv_dtype, block_tokens=block_tokens)
+    state = state_bytes(model, batch, state_dtype)
+    _check_bytes("the KV cache and state together", (int(kv.max()) if kv.size else 0) + state)
+    return {"tokens": t, "kv_cache_bytes": kv, "state_bytes": np.full(t.shape, state, np.int64),
+            "total_bytes": kv + state}
 
 
 def full_attention_reference(model: Any) -> Model | None:
     """The same model with every token-mixing layer (attention, MLA, recurrent) turned into one
     full-attention mixer shaped like the model's first attention-bearing mixer, window removed.
-    MLP-only layers stay. None when the model has no attention to take the shape from."""
+    MLP-only layers stay. None when the model has no attention to take the shape from.
+    Built from the groups' layer spans: one group per run of token-mixing layers."""
     model = get_model(model)
-    shape = next((m for m in model.mixers if m.kind in ATTENTION_KINDS), None)
-    if shape is None:
+    attention = [(g.first, i) for i, g in enumerate(model.groups)
+                 if g.mixer.kind in ATTENTION_KINDS]
+    if not attention:
         return None
-    mixers = []
-    for layer, group in enumerate(model.layers()):
-        if any(m.kind != "mlp" for m in group):
-            mixers.append(Mixer(layer, shape.kind, f"full {shape.label}", shape.kv_heads,
-                                shape.head_dim, None, shape.latent_dim, shape.heads,
-                                shape.qk_head_dim, shape.v_head_dim))
+    shape = model.groups[min(attention)[1]].mixer  # the first in layer order, as in `mixers`
+    full = Mixer(0, shape.kind, f"full {shape.label}", shape.kv_heads, shape.head_dim, None,
+                 shape.latent_dim, shape.heads, shape.qk_head_dim, shape.v_head_dim)
+    spans: list[list[int]] = []  # merged [first, last] of the layers holding a token mixer
+    for first, last in sorted((g.first, g.last) for g in model.groups if g.mixer.kind != "mlp"):
+        if spans and first <= spans[-1][1] + 1:
+            spans[-1][1] = max(spans[-1][1], last)
         else:
-            mixers.extend(group)
-    return Model(f"{model.name} (full attention)", model.source, (), tuple(mixers),
+            spans.append([first, last])
+    groups = [MixerGroup(replace(full, layer=first), last - first + 1) for first, last in spans]
+    starts = [first for first, _ in spans]
+    for g in model.groups:  # MLP mixers outside every span stay, cut around the spans
+        if g.mixer.kind != "mlp":
+            continue
+        at, i = g.first, max(bisect.bisect_right(starts, g.first) - 1, 0)
+        while at <= g.last:
+            if i < len(spans) and spans[i][0] <= at <= spans[i][1]:
+                at = spans[i][1] + 1
+                i += 1
+                continue
+            if i < len(spans) and spans[i][0] < at:
+                i += 1
+                continue
+            end = min(g.last, spans[i][0] - 1) if i < len(spans) else g.last
+            groups.append(MixerGroup(replace(g.mixer, layer=at), end - at + 1))
+            at = end + 1
+    groups.sort(key=lambda group: group.first)
+    return Model(f"{model.name} (full attention)", model.source, (), tuple(groups),
                  model.n_layers)
 
 
+def _rows(model: Model, kv_each: list[int], state_each: list[int]) -> list[dict[str, Any]]:
+    groups = model.groups
+    return [{"layer": layer, "kind": groups[i].mixer.kind, "label": groups[i].mixer.label,
+             "kv_bytes": kv_each[i], "state_bytes": state_each[i]} for layer, i in model._order]
+
+
 def per_layer(model: Any, tokens: int, batch: int = 1, kv_dtype: str = "bf16",
-              state_dtype: str = "fp32") -> list[dict[str, Any]]:
-    """One row per mixer, in layer order: layer, kind, label, kv_bytes, state_bytes."""
-    model = get_model(model)
-    tokens = check_nonnegative_int("tokens", tokens)
-    batch = check_positive_int("batch", batch)
-    element = _dtype("state_dtype", state_dtype)
-    return [{"layer": m.layer, "kind": m.kind, "label": m.label,
-             "kv_bytes": int(mixer_kv_bytes(m, tokens, batch, kv_dtype)),
-             "state_bytes": m.state_numbers() * element * batch} for m in model.mixers]
+              state_dtype: str = "fp32", block_tokens: int | None = None) -> list[dict[str, Any]]:
+    """One row per mixer, in layer order: layer, kind, label, kv_bytes, state_bytes
+    (each group's figures are computed once and repeated for its layers)."""
+    return cache_report(model, tokens, batch, kv_dtype, state_dtype, block_tokens)["per_layer"]
 
 
 def cache_report(model: Any, tokens: int, batch: int = 1, kv_dtype: str = "bf16",
-                 state_dtype: str = "fp32") -> dict[str, Any]:
-    """Everything the calculator shows, JSON-ready.
+                 state_dtype: str = "fp32", block_tokens: int | None = None) -> dict[str, Any]:
+    """Everything the calculator shows, JSON-ready; every byte figure an exact int ≤ 2^53.
 
-    Keys: model, n_layers, tokens, batch, kv_dtype, state_dtype, kv_cache_bytes, state_bytes,
-    total_bytes, kv_bytes_per_token (without window capping), mla_expanded_kv_bytes (None without
-    MLA heads), full_attention_kv_bytes (None without attention), ratio (kv_cache_bytes over
-    full_attention_kv_bytes, or None), per_layer (rows as in `per_layer`).
+    Keys: model, n_layers, tokens, batch, kv_dtype, state_dtype, block_tokens, kv_cache_bytes,
+    kv_cache_bytes_in_blocks (with block_tokens B: each attention layer's cached tokens
+    rounded up to a multiple of B; else None), state_bytes, total_bytes, kv_bytes_per_token
+    (without window capping), mla_expanded_kv_bytes (None without MLA heads),
+    full_attention_kv_bytes (None without attention), ratio (kv_cache_bytes over
+    full_attention_kv_bytes, or None), per_entry (one row per layer entry: entry, kind, label,
+    first_layer, count, kv_bytes and state_bytes of each copy), per_layer (one row per mixer:
+    layer, kind, label, kv_bytes, state_bytes).
     """
     model = get_model(model)
-    tokens = check_nonnegative_int("tokens", tokens)
-    rows = per_layer(model, tokens, batch, kv_dtype, state_dtype)
-    kv = sum(r["kv_bytes"] for r in rows)
-    state = sum(r["state_bytes"] for r in rows)
+    tokens = _scalar_tokens(tokens)
+    batch = _batch(batch)
+    kv_element = _dtype("kv_dtype", kv_dtype)
+    state_element = _dtype("state_dtype", state_dtype)
+    block = _block(block_tokens)
+    groups = model.groups
+    kv_each = [_group_kv(g, tokens, batch, kv_element) for g in groups]
+    state_each = [g.mixer.state_numbers() * state_element * batch for g in groups]
+    kv = _check_bytes("the KV cache", sum(g.count * b for g, b in zip(groups, kv_each)))
+    state = _check_bytes("the fixed state", sum(g.count * b for g, b in zip(groups, state_each)),
+                         "batch")
+    total = _check_bytes("the KV cache and state together", kv + state)
     reference = full_attention_reference(model)
-    full = kv_cache_bytes(reference, tokens, batch, kv_dtype) if reference else None
-    has_expanded = any(m.kind == "mla" and m.heads is not None for m in model.mixers)
-    element = _dtype("kv_dtype", kv_dtype)
+    full = None
+    if reference is not None:
+        full = _check_bytes("an all-attention model of the same shape",
+                            _kv_total(reference.groups, tokens, batch, kv_element))
+    expanded = None
+    if any(g.mixer.kind == "mla" and g.mixer.heads is not None for g in groups):
+        expanded = _check_bytes("the expanded MLA cache",
+                                _kv_total(groups, tokens, batch, kv_element, expanded=True))
+    blocked = None
+    if block is not None:
+        blocked = _check_bytes("the KV cache in blocks",
+                               _kv_total(groups, tokens, batch, kv_element, block_tokens=block))
     return {
         "model": model.name,
         "n_layers": model.n_layers,
@@ -359,15 +583,19 @@ def cache_report(model: Any, tokens: int, batch: int = 1, kv_dtype: str = "bf16"
         "batch": batch,
         "kv_dtype": kv_dtype,
         "state_dtype": state_dtype,
+        "block_tokens": block,
         "kv_cache_bytes": kv,
+        "kv_cache_bytes_in_blocks": blocked,
         "state_bytes": state,
-        "total_bytes": kv + state,
-        "kv_bytes_per_token": sum(m.kv_bytes_per_token(element) for m in model.mixers),
-        "mla_expanded_kv_bytes": (kv_cache_bytes(model, tokens, batch, kv_dtype, expanded=True)
-                                  if has_expanded else None),
+        "total_bytes": total,
+        "kv_bytes_per_token": sum(g.count * g.mixer.kv_bytes_per_token(kv_element) for g in groups),
+        "mla_expanded_kv_bytes": expanded,
         "full_attention_kv_bytes": full,
         "ratio": kv / full if full else None,
-        "per_layer": rows,
+        "per_entry": [{"entry": i, "kind": g.mixer.kind, "label": g.mixer.label,
+                       "first_layer": g.first, "count": g.count, "kv_bytes": kv_each[i],
+                       "state_bytes": state_each[i]} for i, g in enumerate(groups)],
+        "per_layer": _rows(model, kv_each, state_each),
     }
 
 

@@ -13,7 +13,11 @@ Parallel form (sim.parallel): O = (M ∘ φ(Q) φ(K)ᵀ) V with M the causal (lo
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+
+from .validation import DivergenceError
 
 Array = np.ndarray
 
@@ -36,7 +40,10 @@ def linear_write(S: Array, z: Array, phi_k: Array, v: Array) -> tuple[Array, Arr
 
 
 def linear_read(S: Array, z: Array, phi_q: Array, normalize: bool, token: int) -> Array:
-    """o = Sᵀ φ(q), or Sᵀ φ(q) / (φ(q)·z) when `normalize`. (d_v,)"""
+    """o = Sᵀ φ(q), or Sᵀ φ(q) / (φ(q)·z) when `normalize`. (d_v,)
+
+    A normalised read-out whose φ(q)·z or quotient leaves float64's range raises
+    DivergenceError naming `token`. Call inside np.errstate(over="ignore", invalid="ignore")."""
     o = S.T @ phi_q  # (d_v,)
     if normalize:
         denominator = float(phi_q @ z)
@@ -46,4 +53,9 @@ def linear_read(S: Array, z: Array, phi_q: Array, normalize: bool, token: int) -
                 "undefined; use feature_map='elu+1' (positive features) or normalize=False"
             )
         o = o / denominator
+        if not (math.isfinite(denominator) and np.isfinite(o).all()):
+            raise DivergenceError(
+                f"linear attention overflowed at token t={token}: the normalised read-out "
+                f"Sᵀφ(q) / φ(q)·z (φ(q)·z = {denominator:.3g}) is beyond float64; rescale q, k, v",
+                token)
     return o

@@ -30,6 +30,7 @@ from .features import FEATURE_MAPS, apply_feature_map
 from .linear_attention import linear_read, linear_write
 from .softmax_attention import softmax_read
 from .state import State, Step, Trace
+from .validation import DIVERGENCE_NORM
 
 Array = np.ndarray
 
@@ -135,7 +136,7 @@ def _recurrent_inputs(rule: str, state: State, q: Any, k: Any, v: Any
     q = check.step_vector("q", q, d_k)
     k = check.step_vector("k", k, d_k)
     v = check.step_vector("v", v, d_v)
-    check.step_finite(q, k, v)
+    check.step_finite(q, k, v, state.t)
     return S, q, k, v
 
 
@@ -149,11 +150,11 @@ def _step_softmax(state: State, q: Any, k: Any, v: Any, scale: float | None = No
     q = check.step_vector("q", q, d_k)
     k = check.step_vector("k", k, d_k)
     v = check.step_vector("v", v, d_v)
-    check.step_finite(q, k, v)
+    check.step_finite(q, k, v, state.t)
     s = _softmax_scale(scale, d_k)
     keys = _frozen(np.concatenate((state.keys, k[None, :])))  # (t, d_k)
     values = _frozen(np.concatenate((state.values, v[None, :])))  # (t, d_v)
-    output, weights = softmax_read(keys, values, q, s)
+    output, weights = softmax_read(keys, values, q, s, state.t)
     return Step(State(keys=keys, values=values, t=state.t + 1), output, weights=weights)
 
 
@@ -212,7 +213,15 @@ def step(rule: str, state: State, q: Any, k: Any, v: Any, **gates: Any) -> Step:
         gla, kda: alpha, a float or (d_k,) array in (0, 1]
         deltanet, gated_deltanet, kda: beta ∈ [0, 2]
     `state` is never modified; the returned state holds new, read-only arrays.
+    Inputs and results are checked as in `run`: every entry of q, k, v at most 1e150 in size
+    (ValueError naming the token), and a computation that overflows raises DivergenceError
+    naming the token; nothing non-finite is returned.
     """
+    with np.errstate(over="ignore", invalid="ignore"):  # overflows are checked, not warned
+        return _step(rule, state, q, k, v, gates)
+
+
+def _step(rule: str, state: State, q: Any, k: Any, v: Any, gates: dict[str, Any]) -> Step:
     if rule == "softmax":
         check.check_params(rule, gates, ("scale",))
         return _step_softmax(state, q, k, v, **gates)
@@ -252,7 +261,7 @@ def _run_softmax(Q: Array, K: Array, V: Array, scale: Any, keep_states: bool) ->
     outputs = np.empty((T, V.shape[1]))
     weights = np.zeros((T, T)) if keep_states else None
     for t in range(T):
-        outputs[t], w = softmax_read(K[: t + 1], V[: t + 1], Q[t], s)
+        outputs[t], w = softmax_read(K[: t + 1], V[: t + 1], Q[t], s, t)
         if weights is not None:
             weights[t, : t + 1] = w
     return Trace("softmax", outputs, weights=weights)
@@ -273,9 +282,17 @@ def run(rule: str, q: Any, k: Any, v: Any, **params: Any) -> Trace:
         every rule but softmax: initial_state (d_k, d_v), default zeros.
         every rule: keep_states (True); False keeps only the final state (and for softmax drops
         the (T, T) weights), for long runs.
-    Raises ValueError on bad input and DivergenceError (token index in `.token`) if the state
-    becomes non-finite or its norm ‖S‖_F exceeds 1e150.
+    Raises ValueError on bad input (every entry of q, k, v at most 1e150 in size, as in `step`;
+    initial_state and initial_z of norm at most 1e150) and DivergenceError (token index in
+    `.token`) when a computation overflows: the state becomes non-finite or its norm ‖S‖_F
+    exceeds 1e150, a softmax score or a normalised read-out leaves float64. The token named is
+    the one a sequence of `step` calls stops at; nothing non-finite is returned.
     """
+    with np.errstate(over="ignore", invalid="ignore"):  # overflows are checked, not warned
+        return _run(rule, q, k, v, params)
+
+
+def _run(rule: str, q: Any, k: Any, v: Any, params: dict[str, Any]) -> Trace:
     check.check_choice("rule", rule, RULES)
     info = RULE_INFO[rule]
     check.check_params(rule, params, info.options, info.gates)
@@ -284,6 +301,7 @@ def run(rule: str, q: Any, k: Any, v: Any, **params: Any) -> Trace:
     K = check.check_array("k", k, (T, d_k), "(T, d_k)")
     V = check.check_array("v", v, (T, None), "(T, d_v)")
     d_v = V.shape[1]
+    check.check_input_sizes(Q, K, V)
     keep_states = params.get("keep_states", True)
     if not isinstance(keep_states, (bool, np.bool_)):
         raise ValueError(f"keep_states: expected True or False, got {check.describe(keep_states)}")
@@ -292,7 +310,8 @@ def run(rule: str, q: Any, k: Any, v: Any, **params: Any) -> Trace:
 
     S = np.zeros((d_k, d_v))
     if params.get("initial_state") is not None:
-        S = check.check_array("initial_state", params["initial_state"], (d_k, d_v), "(d_k, d_v)")
+        S = check.check_start("initial_state", check.check_array(
+            "initial_state", params["initial_state"], (d_k, d_v), "(d_k, d_v)"), DIVERGENCE_NORM)
     states = np.empty((T, d_k, d_v)) if keep_states else None
     outputs = np.empty((T, d_v))
 
@@ -304,7 +323,8 @@ def run(rule: str, q: Any, k: Any, v: Any, **params: Any) -> Trace:
             raise ValueError(f"normalize: expected True or False, got {check.describe(normalize)}")
         z = np.zeros(d_k)
         if params.get("initial_z") is not None:
-            z = check.check_array("initial_z", params["initial_z"], (d_k,), "(d_k,)")
+            z = check.check_start("initial_z", check.check_array(
+                "initial_z", params["initial_z"], (d_k,), "(d_k,)"), DIVERGENCE_NORM)
         zs = np.empty((T, d_k))
         for t in range(T):
             phi_q, phi_k = apply_feature_map(name, Q[t]), apply_feature_map(name, K[t])

@@ -22,10 +22,14 @@ Array = np.ndarray
 # ‖S‖_F above this counts as divergence: far beyond any meaningful value, and still inside
 # float64's range once squared (1e300 < 1.8e308), which is what the cheap check computes.
 DIVERGENCE_NORM = 1e150
+# Every entry of q, k, v at most this in size, in `run` and `step` alike: products of two such
+# numbers (1e300) and of one with a bounded state stay finite, so every output is finite.
+MAX_INPUT = 1e150
 
 
 class DivergenceError(ValueError):
-    """The state became non-finite or ‖S‖_F exceeded 1e150 at token `token` (0-based)."""
+    """A computation overflowed at token `token` (0-based): the state became non-finite or
+    ‖S‖_F exceeded 1e150, a softmax score or a normalised read-out left float64's range."""
 
     def __init__(self, message: str, token: int) -> None:
         super().__init__(message)
@@ -33,15 +37,25 @@ class DivergenceError(ValueError):
 
 
 def describe(x: Any) -> str:
-    """A short description of a value for error messages: shape for arrays, repr otherwise."""
+    """A short description of a value for error messages: shape for arrays, repr otherwise
+    (strings cut before repr, huge integers by their size: never a long or multi-line text)."""
     if isinstance(x, np.ndarray):
         return f"an array of shape {x.shape}"
     if isinstance(x, (list, tuple)):
         try:
             return f"a {type(x).__name__} of shape {np.shape(x)}"
-        except ValueError:
+        except (ValueError, RecursionError):
             return f"a ragged {type(x).__name__}"
-    text = repr(x)
+    if isinstance(x, int) and not isinstance(x, bool) and x.bit_length() > 128:
+        return f"an integer of about {int(x.bit_length() * 0.30103) + 1:,} digits"
+    if isinstance(x, str) and len(x) > 60:
+        x = x[:60]
+    if isinstance(x, dict):
+        return f"a dict of {len(x)} items"
+    try:
+        text = repr(x)
+    except Exception:  # noqa: BLE001 — a broken __repr__ must not replace the real message
+        text = f"a {type(x).__name__}"
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -49,7 +63,7 @@ def check_choice(name: str, value: Any, accepted: Iterable[str]) -> str:
     """`value` must be one of `accepted` (strings)."""
     accepted = tuple(accepted)
     if not isinstance(value, str) or value not in accepted:
-        raise ValueError(f"{name}: unknown value {value!r}; accepted: {', '.join(accepted)}")
+        raise ValueError(f"{name}: unknown value {describe(value)}; accepted: {', '.join(accepted)}")
     return value
 
 
@@ -168,12 +182,49 @@ def step_vector(name: str, x: Any, length: int) -> Array:
     return a
 
 
-def step_finite(q: Array, k: Array, v: Array) -> None:
-    """One dot product per vector instead of np.isfinite: NaN/inf propagate into the sum."""
-    if not math.isfinite(float(q @ q) + float(k @ k) + float(v @ v)):
-        for name, a in (("q", q), ("k", k), ("v", v)):
-            check_finite(name, a)
-        raise ValueError("q, k, v: expected values below about 1e150 in size, got larger ones")
+def _too_large(token: int, vectors: dict[str, Array]) -> ValueError:
+    """The error for the first entry above MAX_INPUT at `token` (vectors in order q, k, v)."""
+    for name, a in vectors.items():
+        size = np.abs(a)
+        if size.max() > MAX_INPUT:
+            j = int(np.argmax(size > MAX_INPUT))
+            return ValueError(
+                f"{name}: expected every entry at most 1e150 in size, got {float(a[j]):.3g} at "
+                f"token t={token}, index {j}; rescale q, k, v (larger inputs overflow float64)")
+    return ValueError(f"q, k, v: an entry above 1e150 in size at token t={token}")
+
+
+def step_finite(q: Array, k: Array, v: Array, token: int = 0) -> None:
+    """One token's q, k, v: finite, every entry at most MAX_INPUT in size (the rule `run`
+    applies to every token). Fast path: three dot products; their sum ≤ 1e299 proves every
+    entry < 1e150 and NaN fails the test. Call inside np.errstate(over="ignore")."""
+    if float(q @ q) + float(k @ k) + float(v @ v) <= 1e299:
+        return
+    for name, a in (("q", q), ("k", k), ("v", v)):
+        check_finite(name, a)
+    if max(np.abs(q).max(), np.abs(k).max(), np.abs(v).max()) > MAX_INPUT:
+        raise _too_large(token, {"q": q, "k": k, "v": v})
+
+
+def check_input_sizes(Q: Array, K: Array, V: Array) -> None:
+    """`run`'s form of `step_finite`'s size rule (exact: a maximum, no rounding), so a run and
+    its steps refuse the same token: Q, K (T, d_k), V (T, d_v), already finite."""
+    bad = ((np.abs(Q).max(axis=1) > MAX_INPUT) | (np.abs(K).max(axis=1) > MAX_INPUT)
+           | (np.abs(V).max(axis=1) > MAX_INPUT))
+    if bad.any():
+        t = int(np.argmax(bad))
+        raise _too_large(t, {"q": Q[t], "k": K[t], "v": V[t]})
+
+
+def check_start(name: str, a: Array, limit: float) -> Array:
+    """An initial state or z: already finite; ‖a‖ at most `limit` (state) so that the first
+    write cannot overflow."""
+    with np.errstate(over="ignore"):
+        norm = float(np.sqrt(np.sum(np.square(a))))
+    if not norm <= limit:
+        raise ValueError(f"{name}: expected a norm at most {limit:.0e}, got {norm:.3g} "
+                         "(a larger start overflows float64)".replace("e+", "e"))
+    return a
 
 
 def step_scalar_gate(name: str, x: Any, low_open: bool, high: float) -> float:

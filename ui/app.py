@@ -1,120 +1,73 @@
-"""A Page (state + layout + figures) and ``launch``, which runs it in Pyodide or under
+"""Running a page: built ahead of time (``prerender``), live in Pyodide (``launch``), or under
 ``panel serve``.
 
-In the browser the page runs on the main thread: the HTML shell (built by build.py) loads
-Pyodide and the wheels, then runs the entry script, which calls ``launch``. The shell talks to
-the page through ``window.labPy`` (keys, CSV, theme, presenter view) and shows ``state.notice``.
+The browser sees a page twice. build.py renders each page's default run in CPython into a
+Bokeh document that ships inside the HTML: the shell shows it at first paint and its player
+(assets/player.js) steps through it with no Python. Once Pyodide has started, ``launch`` builds
+the same page live (with the link's settings), renders it out of sight, links it to Python and
+asks the player to take over: the player carries t, the theme and the presenter view across and
+swaps the two in one frame. From then on Python runs when a setting changes; stepping stays in
+the browser. The shell talks to the page through ``window.labPy`` (CSV, the settings' query).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import sys
 
-import panel as pn
-
-from ui.controls import Deferred, Transport
-from ui.state import PageState
-from ui.theme import scale_widgets, style_figure
-from ui.urlstate import apply_query, to_query, url_params
+from ui.urlstate import apply_query, to_query
 
 IN_BROWSER = sys.platform == "emscripten"
-TARGET = "lab-app"  # the id of the element the shell reserves for the simulator
-
-URL_PERIOD_MS = 250  # while playing, the link is rewritten at most this often
+TARGET = "lab-app"  # the element the shell reserves for the page built ahead of time
+LIVE_TARGET = "lab-app-live"  # where the live page renders, out of sight, before it takes over
 READY: asyncio.Future | None = None  # resolved once the page is live in the browser
 
 
-class Page:
-    """Base class of the lesson pages. Subclasses set ``title`` and build ``main``."""
+def document_json(layout, target: str) -> str:
+    """``layout`` as the JSON that ``Bokeh.embed.embed_item`` renders into element ``target``."""
+    from bokeh.document import Document  # noqa: PLC0415
+    from bokeh.embed.util import standalone_docs_json_and_render_items  # noqa: PLC0415
+    from panel import __version__  # noqa: PLC0415
 
-    title = "Linear Attention Lab"
-    slug = "page"
+    doc = Document()
+    doc.hold()
+    layout.server_doc(doc=doc)
+    root = doc.roots[0]
+    docs_json, _ = standalone_docs_json_and_render_items([root], suppress_callback_warning=True)
+    text = json.dumps({"target_id": target, "root_id": root.id,
+                       "doc": list(docs_json.values())[0], "version": __version__})
+    if not IN_BROWSER:  # built ahead of time: Panel's stylesheets from the site's own copy
+        from panel.io.resources import CDN_DIST, JS_VERSION  # noqa: PLC0415
 
-    def __init__(self, state: PageState):
-        self.state = state
-        self.theme = "light"
-        self.present = False
-        self.embed = False
-        self.figures: list = []
-        # Hidden in the presenter view. Add layouts (pn.Column), not bare Bokeh panes: a Bokeh
-        # pane hidden and shown again does not come back.
-        self.secondary: list[pn.viewable.Viewable] = []
-        self.batch = contextlib.nullcontext  # replaced in the browser: one patch per action
-        self.transport = Transport(state, batch=lambda: self.batch())
-        self.notice = pn.pane.Alert("", alert_type="warning", visible=False,
-                                    sizing_mode="stretch_width", css_classes=["lab-notice"])
-        state.param.watch(self._show_notice, "notice")
-        self._layout: pn.viewable.Viewable | None = None
-
-    # Subclasses -----------------------------------------------------------------------------
-    def main(self) -> pn.viewable.Viewable:
-        raise NotImplementedError
-
-    def add_figure(self, fig):
-        self.figures.append(fig)
-        style_figure(fig, self.theme, self.present)
-        return fig
-
-    # Shared -----------------------------------------------------------------------------------
-    def _show_notice(self, event) -> None:
-        self.notice.object = event.new
-        self.notice.visible = bool(event.new)
-
-    @property
-    def layout(self) -> pn.viewable.Viewable:
-        if self._layout is None:
-            self._layout = pn.Column(self.notice, self.transport.panel(), self.main(),
-                                     sizing_mode="stretch_width", css_classes=["lab-page"])
-        return self._layout
-
-    def set_view(self, *, theme: str | None = None, present: bool | None = None) -> None:
-        """Restyle every figure for a theme and/or the presenter view."""
-        if theme is not None:
-            self.theme = theme
-        if present is not None:
-            self.present = present
-            for item in self.secondary:
-                item.visible = not present
-        for fig in self.figures:
-            style_figure(fig, self.theme, self.present)
-        scale_widgets(self.transport.widgets, self.present)
-
-    def key(self, action: str) -> None:
-        """A keyboard action from the shell: step, back, play, reset."""
-        actions = {"step": self.state.step, "back": self.state.back,
-                   "play": self.state.toggle_play, "reset": self.state.reset}
-        if action in actions:
-            with self.batch():
-                actions[action]()
-
-    def query(self) -> str:
-        return to_query(self.state, {"embed": self.embed, "present": self.present})
-
-    def csv(self) -> str:
-        return self.state.csv()
+        text = text.replace(CDN_DIST, f"static/panel/{JS_VERSION}/dist/")
+    return text
 
 
-def _add_notices(state: PageState, notices: list[str]) -> None:
-    """Show the link's notices before whatever the state already warns about."""
-    if notices:
-        state.notice = " ".join([*notices, state.notice]).strip()
+def prerender(page_class) -> dict:
+    """The page with its default settings, as build.py embeds it: the document (settings
+    controls shown waiting for Python), the settings' query, the CSV and what t can reach."""
+    page = page_class()
+    page.controls_ready = False
+    page.show(0)
+    return {"doc": document_json(page.layout, TARGET), "query": to_query(page),
+            "csv": page.csv(), "t_max": page.run.t_max}
 
 
-def launch(make_page) -> None:
-    """Run a page: in Pyodide render it into the shell; under ``panel serve`` make it servable."""
+def launch(page_class) -> None:
+    """Run a page: in Pyodide take over from the page built ahead of time; under
+    ``panel serve`` make it servable (the player then steps it from the same frames)."""
     global READY
     if IN_BROWSER:
-        READY = asyncio.ensure_future(_launch_in_browser(make_page))
-    else:
-        page = make_page()
-        query = pn.state.location.search if pn.state.location else ""
-        notices, flags = apply_query(page.state, query or "")
-        _add_notices(page.state, notices)
-        layout = page.layout  # built first, so the presenter view can hide its secondary panels
-        page.set_view(present=flags["present"])
-        layout.servable(title=page.title)
+        READY = asyncio.ensure_future(_launch_in_browser(page_class))
+        return
+    import panel as pn  # noqa: PLC0415
+
+    page = page_class()
+    query = pn.state.location.search if pn.state.location else ""
+    page.notice = " ".join(apply_query(page, query or ""))
+    page.layout.servable(title=page.title)
 
 
 def _replace_html_sanitizer() -> None:
@@ -126,28 +79,32 @@ def _replace_html_sanitizer() -> None:
 
     from panel.util import HTML_SANITIZER  # noqa: PLC0415
 
-    HTML_SANITIZER._sanitize = lambda text: html.escape(text, quote=False) if "<" in text else text
+    HTML_SANITIZER._sanitize = lambda s: html.escape(s, quote=False) if "<" in s else s
 
 
-async def _render(layout):
-    """Render ``layout`` into the shell, linked to BokehJS like ``panel.io.pyodide.write``, but
-    with one difference: Panel sends each Python-side model change to BokehJS as its own patch
-    (a dozen per step on a busy page); here the changes made inside ``batch()`` go as one.
-    Returns ``batch``.
+async def _render(layout, target: str):
+    """Render ``layout`` into element ``target`` and link it to Python, like Panel's
+    ``panel.io.pyodide.write``, with two differences:
+    - the changes made inside ``batch()`` go to BokehJS as one patch (Panel sends each model
+      change as its own);
+    - changes the player makes in the browser (frame t of a run, the timeline) are not sent
+      back to Python: the player's guard (assets/player.js) filters them before Panel's link.
+    Returns (batch, the BokehJS document).
     """
     import js  # noqa: PLC0415
     import panel.io.pyodide as pnpy  # noqa: PLC0415
     import pyodide.ffi  # noqa: PLC0415
 
-    pydoc, model_json = pnpy._model_json(layout, TARGET)
+    pydoc, model_json = pnpy._model_json(layout, target)
     views = await js.window.Bokeh.embed.embed_item(js.JSON.parse(model_json))
     jsdoc = list(views.roots)[0].model.document
+    js.window.labPlayer.guard(jsdoc)
     pnpy._link_docs(pydoc, jsdoc)
     pydoc.unhold()
     panel_sync = [cb for cb in pydoc.callbacks._change_callbacks
                   if getattr(cb, "__name__", "") == "pysync"]
     if len(panel_sync) != 1:  # Panel changed: keep its own sync, unbatched
-        return contextlib.nullcontext
+        return contextlib.nullcontext, jsdoc
     pydoc.callbacks.remove_on_change(panel_sync[0])
     queue: list | None = None
 
@@ -185,52 +142,33 @@ async def _render(layout):
             if events:
                 send(events)
 
-    return batch
+    return batch, jsdoc
 
 
-async def _launch_in_browser(make_page) -> Page:
+async def _launch_in_browser(page_class):
     import js  # noqa: PLC0415 — only exists in Pyodide
+    import panel as pn  # noqa: PLC0415
     from pyodide.ffi import create_proxy, to_js  # noqa: PLC0415
 
     _replace_html_sanitizer()
-    page = make_page()
+    shell = js.window.labShell
+    page = page_class()
 
     def report(error: Exception) -> None:
         # A failure inside a callback must not leave the page silently stuck: say so on the
         # page; the settings and the picture the user had stay as they were.
         js.console.error(f"{type(error).__name__}: {error}")
-        page.state.notice = f"That change could not be applied ({type(error).__name__}: {error})."
+        page.notice = f"That change could not be applied ({type(error).__name__}: {error})."
 
     pn.config.exception_handler = report
-    notices, flags = apply_query(page.state, str(js.window.location.search))
-    page.embed = flags["embed"]
-    layout = page.layout  # built first, so the presenter view can hide its secondary panels
-    page.set_view(theme=str(js.window.labShell.theme()), present=flags["present"])
-    _add_notices(page.state, notices)
-
-    page.batch = await _render(layout)
-
-    # The link follows every change; while playing, at most every URL_PERIOD_MS (a history
-    # update costs about 2 ms, on a step budget of 33), and exactly when play stops.
-    url_later = Deferred(lambda: js.window.labShell.setQuery(page.query()), URL_PERIOD_MS)
-    flush_url = url_later.flush
-
-    def replace_url(*_events) -> None:
-        if page.state.playing:
-            url_later.request()
-        else:
-            flush_url()
-
-    page.state.param.watch(replace_url, [*url_params(page.state), "playing"])
-    hooks = {
-        "key": create_proxy(page.key),
-        "csv": create_proxy(page.csv),
-        "theme": create_proxy(lambda name: page.set_view(theme=str(name))),
-        "present": create_proxy(lambda on: (page.set_view(present=bool(on)), flush_url())),
-        "query": create_proxy(page.query),
-        "t": create_proxy(lambda: page.state.t),
-        "figures": create_proxy(lambda: to_js([fig.id for fig in page.figures])),
-    }
+    notices = apply_query(page, str(js.window.location.search))
+    page.after_apply = lambda: js.window.labPlayer.refresh()
+    page.batch, jsdoc = await _render(page.layout, LIVE_TARGET)
+    page.param.watch(lambda e: shell.notice(e.new), "notice")
+    page.param.watch(lambda *_: shell.setSettings(to_query(page)), page.settings())
+    hooks = {"csv": create_proxy(page.csv), "query": create_proxy(lambda: to_query(page))}
     js.window.labPy = to_js(hooks, dict_converter=js.Object.fromEntries)
-    flush_url()
+    shell.setSettings(to_query(page))
+    shell.takeover(jsdoc)
+    shell.notice(" ".join([*notices, page.notice]).strip())
     return page

@@ -1,85 +1,87 @@
-"""Links that reproduce a view: a PageState <-> the page's query string.
+"""Links that reproduce a view: a page's settings <-> its query string.
 
-Every knob and t always travel (not only those changed from the defaults), so a link keeps its
-meaning when defaults change. ``embed`` and ``present`` are view flags kept as they were set;
-the theme never travels. Dicts and lists (a custom model) travel as compact JSON, base64url.
-A value that is invalid or out of range is skipped with a notice naming it; the rest applies.
+Every setting always travels (not only those changed from the defaults), so a link keeps its
+meaning when defaults change; a page may give a setting a shorter key (``Page.link_keys``).
+Dicts and lists (a custom model) travel as compact JSON, base64url. The token position ``t`` and
+the view flags (embed, present, theme, view) belong to the browser's player and shell
+(assets/player.js, assets/lab.js), which keep them in the same query.
+
+A value that is invalid or out of range is skipped with a notice naming it (as plain text: the
+shell shows notices with textContent); the rest applies. No input can make this raise.
 """
 
 from __future__ import annotations
 
 import base64
+import binascii
 import json
 import math
 from urllib.parse import parse_qsl, urlencode
 
 import param
 
-from ui.state import PageState
+from ui.fmt import plain as text
 
-VIEW_FLAGS = ("embed", "present")
-_LAST = ("t",)  # applied after everything else: its bounds depend on the other knobs
+# Keys that are not settings: the player's and the shell's.
+SHELL_KEYS = ("t", "embed", "present", "theme", "view", "speed")
+MAX_QUERY = 100_000  # characters of a query string read at all
+MAX_VALUE = 20_000  # characters of one value (a custom model's JSON, base64url)
 
 
-def _encode_value(p: param.Parameter, value) -> str:
+def _keys(page) -> dict[str, str]:
+    """link key -> setting name."""
+    return {page.link_keys.get(n, n): n for n in page.settings()}
+
+
+def _encode(p: param.Parameter, value) -> str:
     if isinstance(p, param.Boolean):
         return "1" if value else "0"
+    if isinstance(p, param.ListSelector):
+        return ",".join(map(str, value))
     if isinstance(value, (dict, list, tuple)):
         raw = json.dumps(value, separators=(",", ":"), sort_keys=True).encode()
         return base64.urlsafe_b64encode(raw).decode().rstrip("=")
     if isinstance(value, float):
-        return repr(round(value, 10))
+        return repr(value)  # the shortest text that reads back as the same float
     return str(value)
 
 
-def _decode_value(p: param.Parameter, text: str):
+def _decode(p: param.Parameter, raw: str):
     if isinstance(p, param.Boolean):
-        if text.lower() in ("1", "true", "yes", "on"):
+        if raw.lower() in ("1", "true", "yes", "on"):
             return True
-        if text.lower() in ("0", "false", "no", "off"):
+        if raw.lower() in ("0", "false", "no", "off"):
             return False
-        raise ValueError("expected 1 or 0")
+        raise ValueError
     if isinstance(p, param.Integer):
-        return int(text)
+        if len(raw) > 20:
+            raise ValueError
+        return int(raw)
     if isinstance(p, param.Number):
-        x = float(text)
+        if len(raw) > 40:
+            raise ValueError
+        x = float(raw)
         if not math.isfinite(x):
-            raise ValueError("expected a finite number")
+            raise ValueError
         return x
     if isinstance(p, (param.Dict, param.List)):
-        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-        return json.loads(raw)
+        try:
+            decoded = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).decode()
+        except (binascii.Error, UnicodeDecodeError) as err:
+            raise ValueError from err
+        return decoded  # the page's own parser checks the JSON (size, depth, every number)
     if isinstance(p, param.ListSelector):
-        return [item for item in text.split(",") if item]
-    return text
+        items = [item for item in raw.split(",") if item]
+        if len(items) != len(set(items)):
+            raise ValueError
+        return items
+    return raw
 
 
-def url_params(state: PageState) -> list[str]:
-    """The names of the knobs that travel in a link, in a stable order (t last)."""
-    names = [n for n in state.param if n not in state.url_exclude and not n.startswith("_")]
-    names = [n for n in names if (state.param[n].precedence or 0) >= 0 or n in _LAST]
-    return [n for n in names if n not in _LAST] + [n for n in _LAST if n in names]
-
-
-def to_query(state: PageState, flags: dict[str, bool] | None = None) -> str:
-    """Every travelling knob of ``state`` as a query string (without the leading '?')."""
-    pairs = []
-    for name in url_params(state):
-        p = state.param[name]
-        value = getattr(state, name)
-        if isinstance(p, param.ListSelector):
-            pairs.append((name, ",".join(value)))
-        else:
-            pairs.append((name, _encode_value(p, value)))
-    for flag, on in (flags or {}).items():
-        if on:
-            pairs.append((flag, "1"))
-    return urlencode(pairs, safe=",")
-
-
-def _accepted(p: param.Parameter) -> str:
+def accepted(p: param.Parameter) -> str:
+    """What a setting accepts, in words."""
     if isinstance(p, param.ListSelector):
-        return "a comma-separated list of " + ", ".join(map(str, p.objects))
+        return "a comma-separated list of different names from: " + ", ".join(map(str, p.objects))
     if isinstance(p, param.Selector):
         return "one of " + ", ".join(map(str, p.objects))
     if isinstance(p, param.Boolean):
@@ -87,54 +89,49 @@ def _accepted(p: param.Parameter) -> str:
     if isinstance(p, param.Number) and p.bounds:
         lo, hi = p.bounds
         kind = "a whole number" if isinstance(p, param.Integer) else "a number"
-        if hi is None:
-            return f"{kind} ≥ {lo}"
-        return f"{kind} from {lo} to {hi}"
-    if isinstance(p, param.Dict):
+        return f"{kind} ≥ {lo}" if hi is None else f"{kind} from {lo} to {hi}"
+    if isinstance(p, (param.Dict, param.List)):
         return "a model encoded by the Share link"
     return "a valid value"
 
 
-def apply_query(state: PageState, query: str) -> tuple[list[str], dict[str, bool]]:
-    """Apply a query string to ``state``. Returns (notices, view flags).
+def to_query(page) -> str:
+    """Every setting of ``page`` as a query string (without the leading '?')."""
+    pairs = [(page.link_keys.get(n, n), _encode(page.param[n], getattr(page, n)))
+             for n in page.settings()]
+    return urlencode(pairs, safe=",")
 
-    Each bad value is skipped with a notice saying what was given and what is accepted.
-    """
+
+def apply_query(page, query: str) -> list[str]:
+    """Apply the settings in ``query`` to ``page``; returns one notice (plain text) per value
+    ignored. Repeated keys: the last one counts, and the notice says so."""
     notices: list[str] = []
-    flags = {flag: False for flag in VIEW_FLAGS}
-    pairs = parse_qsl(query.lstrip("?"), keep_blank_values=True)
-    known = set(url_params(state))
-    ordered = [kv for kv in pairs if kv[0] not in _LAST] + [kv for kv in pairs if kv[0] in _LAST]
-    for key, text in ordered:
-        if key in VIEW_FLAGS:
-            flags[key] = text not in ("0", "false", "")
+    if len(query) > MAX_QUERY:
+        return [f"Ignored the link's settings: it is {len(query):,} characters long "
+                f"(at most {MAX_QUERY:,} are read)."]
+    keys = _keys(page)
+    seen: dict[str, str] = {}
+    for key, raw in parse_qsl(query.lstrip("?"), keep_blank_values=True):
+        if key in SHELL_KEYS:
             continue
-        if key == "theme":
+        if key not in keys:
+            notices.append(f"Ignored an unknown setting “{text(key, 40)}”.")
             continue
-        if key not in known:
-            notices.append(f"Ignored unknown setting “{key}”.")
-            continue
-        p = state.param[key]
-        shown = text if len(text) <= 40 else text[:37] + "…"
-        old = getattr(state, key)
+        if key in seen:
+            notices.append(f"The link gives {text(key, 40)} more than once; the last one counts.")
+        seen[key] = raw
+    updates = {}
+    for key, raw in seen.items():
+        name = keys[key]
+        p = page.param[name]
+        shown = text(raw, 40)
         try:
-            value = _decode_value(p, text)
-            if key == "t":
-                if not 0 <= value <= state.t_max:
-                    raise ValueError
-                state.jump(value)
-            else:
-                state.param.update(**{key: value})
+            if len(raw) > MAX_VALUE:
+                raise ValueError
+            value = _decode(p, raw)
+            p._validate(value) if not isinstance(p, (param.Dict, param.List)) else None
+            updates[name] = value
         except Exception:  # noqa: BLE001 — any bad value is reported, never raised at the user
-            try:
-                state.param.update(**{key: old})
-            except Exception:  # noqa: BLE001
-                pass
-            notices.append(f"Ignored {key}={shown}: expected {_accepted_for(state, key, p)}.")
-    return notices, flags
-
-
-def _accepted_for(state: PageState, key: str, p: param.Parameter) -> str:
-    if key == "t":
-        return f"a whole number from 0 to {state.t_max}"
-    return _accepted(p)
+            notices.append(f"Ignored {text(key, 40)}={shown}: expected {accepted(p)}.")
+    notices += page.apply_link_settings(updates)
+    return notices

@@ -125,6 +125,23 @@ def watch(page, *, route: bool = True) -> Visit:
     return visit
 
 
+def wait_ready(page, timeout: int = 60_000) -> None:
+    """The page built ahead of time is on screen and steps (Python may still be loading)."""
+    page.wait_for_function("window.labPrerendered === true || !!window.labFailed", timeout=timeout)
+
+
+def hold_python(page) -> list:
+    """Hold back the Python runtime's download; returns the held requests (continue them to let
+    Python start)."""
+    held: list = []
+    page.route("**/pyodide/pyodide.asm.wasm", lambda route: held.append(route))
+    return held
+
+
+def t_of(page) -> int:
+    return int(page.evaluate("window.labPlayer.t"))
+
+
 def wait_live(page, timeout: int = LIVE_TIMEOUT_MS) -> None:
     page.wait_for_function("window.labLive === true || !!window.labFailed", timeout=timeout)
     failed = page.evaluate("window.labFailed || ''")
@@ -150,18 +167,25 @@ def open_page(context, url: str, *, route: bool = True) -> Visit:
     return visit
 
 
-# The data of every ColumnDataSource in the page's Bokeh document, keyed by the source's
+# The data of every ColumnDataSource the page shows (the frames aside), keyed by the source's
 # position in the document (ids differ between visits), as one comparable structure.
 SNAPSHOT_JS = """() => {
   const out = [];
-  for (const doc of Bokeh.documents) {
+  const docs = new Set([...Bokeh.index].filter((v) => document.getElementById('lab-app').contains(v.el))
+    .map((v) => v.model.document));
+  for (const doc of docs) {
     for (const m of doc.all_models) {
+      if (m.name === 'lab-frames') continue;
       if (m.data === undefined || m.selected === undefined) continue;
       const cols = {};
       const data = m.data instanceof Map ? Object.fromEntries(m.data) : m.data;
       for (const key of Object.keys(data).sort()) {
         const v = data[key];
-        cols[key] = Array.from(v, (x) => (typeof x === 'number' ? Math.round(x * 1e9) / 1e9 : (ArrayBuffer.isView(x) ? Array.from(x) : x)));
+        // rounded: the page built ahead of time (CPython's numpy) and the live one (Pyodide's)
+        // may differ in the last bits of a float
+        const round = (x) => (typeof x === 'number' ? Math.round(x * 1e9) / 1e9 :
+          (ArrayBuffer.isView(x) || Array.isArray(x) ? Array.from(x, round) : x));
+        cols[key] = round(v);
       }
       out.push(JSON.stringify(cols));
     }

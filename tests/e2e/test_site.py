@@ -1,4 +1,5 @@
-"""The built site: every page goes live offline-clean, steps and plays, and computes what CPython
+"""The built site: every page shows its plots and steps before Python has started, goes live
+offline-clean, keeps t across the takeover, recomputes on a setting, and computes what CPython
 computes."""
 
 from __future__ import annotations
@@ -9,7 +10,18 @@ import numpy as np
 import pytest
 
 import sim
-from tests.e2e.conftest import PAGE_SLUGS, Server, open_page, shot, snapshot, watch
+from tests.e2e.conftest import (
+    PAGE_SLUGS,
+    Server,
+    hold_python,
+    open_page,
+    shot,
+    snapshot,
+    t_of,
+    wait_live,
+    wait_ready,
+    watch,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -25,32 +37,86 @@ def test_index_links_every_page(context, server):
 
 
 @pytest.mark.parametrize("slug", PAGE_SLUGS)
-def test_page_goes_live_steps_and_plays(context, server, slug):
-    visit = open_page(context, f"{server.url}{slug}.html")
-    page = visit.page
-    assert page.evaluate("document.body.classList.contains('pn-loading')") is False
-    # the explanation's formulas are typeset (KaTeX, offline)
-    assert page.locator(".lab-text .katex").count() > 0
-    assert "\\(" not in page.locator(".lab-text").inner_text()
-    shot(page, f"{slug}-t0")
+def test_steps_before_python_and_after_it_takes_over(context, server, slug):
+    """With Python's runtime held back, the plots are there and Step, Back, Play and the
+    timeline work; once it is let through, the live page takes over at the same t, and a
+    setting recomputes the run."""
+    page = context.new_page()
+    visit = watch(page)
+    held = hold_python(page)
+    page.goto(f"{server.url}{slug}.html")
+    wait_ready(page)
+    assert page.evaluate("window.labLive") is None
+    assert page.locator(".lab-text .katex").count() > 0  # formulas typeset at first paint
+    assert "Python" in page.locator("#lab-status").inner_text()
+    shot(page, f"{slug}-before-python")
     before = snapshot(page)
-    assert before, "the page holds no plot data"
-
-    page.get_by_role("button", name="Step", exact=True).click()
-    page.wait_for_function("location.search.includes('t=1')")
-    after_step = snapshot(page)
-    assert after_step != before, "Step changed no plot"
-
+    assert before, "the page built ahead of time holds no plot data"
+    step = page.get_by_role("button", name="Step", exact=True)
+    step.click()
+    assert t_of(page) == 1 and snapshot(page) != before
+    assert page.evaluate("new URLSearchParams(location.search).get('t')") == "1"
     page.get_by_role("button", name="Play", exact=True).click()
-    page.wait_for_function("+new URLSearchParams(location.search).get('t') >= 3", timeout=30_000)
-    pause = page.get_by_role("button", name="Pause", exact=True)
-    if page.evaluate("window.labPyodide.runPython('import ui.app; ui.app.READY.result().state.playing')"):
-        pause.click(timeout=10_000)
-    t_paused = page.evaluate("new URLSearchParams(location.search).get('t')")
-    assert snapshot(page) != after_step, "Play changed no plot"
-    page.wait_for_timeout(600)
-    assert page.evaluate("new URLSearchParams(location.search).get('t')") == t_paused, "Pause did not stop"
+    page.wait_for_function("window.labPlayer.t >= 2", timeout=10_000)
+    if page.evaluate("window.labPlayer.playing"):
+        page.get_by_role("button", name="Pause", exact=True).click()
+    t = t_of(page)
+    page.get_by_role("button", name="Back", exact=True).click()
+    assert t_of(page) == t - 1
+    held_t = t_of(page)
+    at_held_t = snapshot(page)
+
+    assert held, "the Python runtime was not requested, so not held back"
+    for route in held:
+        route.continue_()
+    page.unroute("**/pyodide/pyodide.asm.wasm")
+    wait_live(page)
+    assert t_of(page) == held_t, "the takeover lost t"
+    assert snapshot(page) == at_held_t, "the live page shows another picture at the same t"
+    assert page.locator("#lab-app-live").count() == 0 and page.locator("#lab-app").count() == 1
+    step.click()
+    assert t_of(page) == held_t + 1
+    # a setting: the first enabled slider or radio group of the page, changed by keyboard
+    settings = page.evaluate("location.search.split('&t=')[0]")
+    control = page.locator("#lab-app .noUi-handle").first
+    control.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("(q) => !location.search.includes(q)", arg=settings, timeout=30_000)
+    assert page.evaluate("window.labPlayer.tMax") >= 1
     shot(page, slug)
+    assert visit.problems() == []
+
+
+def test_python_failing_to_start_leaves_the_default_run_working(context, server):
+    page = context.new_page()
+    page.route("**/pyodide/pyodide.asm.wasm", lambda route: route.abort())
+    page.goto(f"{server.url}running-sum.html")
+    page.wait_for_function("!!window.labFailed", timeout=60_000)
+    wait_ready(page)
+    box = page.locator("#lab-error")
+    assert "What still works" in box.inner_text() and "Step" in box.inner_text()
+    page.get_by_role("button", name="Step", exact=True).click()
+    assert t_of(page) == 1
+    with page.expect_download() as info:
+        page.locator("#btn-csv").click()
+    assert open(info.value.path()).read().startswith("t,k_1")
+    shot(page, "python-failed")
+
+
+def test_a_link_with_its_own_settings_waits_and_keeps_t(context, server):
+    page = context.new_page()
+    visit = watch(page)
+    held = hold_python(page)
+    page.goto(f"{server.url}running-sum.html?d=6&tokens=20&t=15")
+    wait_ready(page)
+    assert page.evaluate("document.body.classList.contains('lab-waiting')")
+    assert "own settings" in page.locator("#lab-status").inner_text()
+    assert "t=15" in page.url
+    for route in held:
+        route.continue_()
+    page.unroute("**/pyodide/pyodide.asm.wasm")
+    wait_live(page)
+    assert t_of(page) == 15 and "d=6" in page.url and "t=15" in page.url
     assert visit.problems() == []
 
 
@@ -101,63 +167,35 @@ def test_python_side_reports_versions(context, server):
     assert sim.RULES  # the same package, imported here for the comparison above
 
 
-# The BokehJS view of the model with this id (a figure's, here).
-VIEW_JS = """const view = (id) => {
+# Per figure of the live page: whether it holds its repaints, and how often it has painted.
+FIGURES_JS = """() => {
+  const out = [];
   for (const root of Bokeh.index) {
-    const model = root.model.document.get_model_by_id(id);
-    if (model != null) return root.owner.find_one(model);
+    if (!document.getElementById('lab-app').contains(root.el)) continue;
+    for (const m of root.model.document.all_models) {
+      if (!('renderers' in m && 'toolbar' in m)) continue;
+      const v = root.owner.find_one(m);
+      if (v) out.push([v.model.hold_render, v._render_count, v.el.getBoundingClientRect().top + scrollY]);
+    }
   }
-  return null;
-};"""
-# Its frame's box on the page: left, top, width, height.
-FRAME_BOX_JS = f"""(id) => {{ {VIEW_JS}
-  const v = view(id), r = v.el.getBoundingClientRect(), f = v.frame.bbox;
-  return [r.left + f.left, r.top + f.top, f.width, f.height];
-}}"""
-
-
-def test_hybrid_strip_hover_follows_the_context(context, server):
-    """The layer strip's hover picks what a layer stores at the current context in the browser
-    (nothing is sent to the strip on a step): Jamba's layer 4 holds 1 GiB of KV cache at 256K
-    tokens in bf16, 2 GiB at 512K."""
-    visit = open_page(context, f"{server.url}hybrid.html?t=8")
-    page = visit.page
-    fig_id = page.evaluate(
-        "window.labPyodide.runPython('import ui.app; ui.app.READY.result().strips[\"a\"].fig.id')")
-    for t, expected in ((8, "1 GiB of KV cache"), (9, "2 GiB of KV cache")):
-        if t == 9:
-            page.get_by_role("button", name="Step", exact=True).click()
-            page.wait_for_function("window.labPy.t() === 9")
-        page.mouse.move(0, 0)
-        x0, y0, width, height = page.evaluate(FRAME_BOX_JS, fig_id)
-        page.mouse.move(x0 + width * 4.5 / 32, y0 + height / 2)  # layer 4 of 32 (attention)
-        page.get_by_text(expected, exact=True).wait_for(timeout=5_000)
-    assert visit.problems() == []
-
-
-# Per figure id: whether it holds its repaints, and how many times it has painted.
-FIGURE_STATE_JS = f"""(ids) => {{ {VIEW_JS}
-  return ids.map((id) => [view(id).model.hold_render, view(id)._render_count]);
-}}"""
+  return out.sort((a, b) => a[2] - b[2]);
+}"""
 
 
 def test_figures_out_of_view_hold_their_repaints_and_repaint_when_seen(context, server):
-    """A figure scrolled out of view is not repainted on a step (BokehJS would repaint every
-    changed figure); scrolled into view it is repainted at once, at the current t."""
+    """A figure scrolled out of view is not repainted on a step; scrolled into view it is
+    repainted at once, at the current t."""
     visit = open_page(context, f"{server.url}running-sum.html")
     page = visit.page
     page.set_viewport_size({"width": 1000, "height": 600})
-    ids = page.evaluate("Array.from(window.labPy.figures())")  # tokens first, memory in bytes last
-    page.wait_for_function(f"({FIGURE_STATE_JS})({ids!r})[{len(ids) - 1}][0] === true")
-    (top_held, _), (_, bottom_paints) = (
-        page.evaluate(FIGURE_STATE_JS, ids)[i] for i in (0, len(ids) - 1))
-    assert top_held is False
+    page.wait_for_function(f"({FIGURES_JS})().at(-1)[0] === true")
+    figures = page.evaluate(FIGURES_JS)
+    assert figures[0][0] is False
+    paints = figures[-1][1]
     page.get_by_role("button", name="Step", exact=True).click()
-    page.wait_for_function("window.labPy.t() === 1")
     page.wait_for_timeout(300)
-    assert page.evaluate(FIGURE_STATE_JS, ids)[-1] == [True, bottom_paints]  # not repainted
-    page.evaluate(f"(id) => {{ {VIEW_JS} view(id).el.scrollIntoView(); }}", ids[-1])
-    page.wait_for_function(f"({FIGURE_STATE_JS})({ids!r})[{len(ids) - 1}][0] === false")
-    page.wait_for_function(f"({FIGURE_STATE_JS})({ids!r})[{len(ids) - 1}][1] > {bottom_paints}")
-    assert page.evaluate(FIGURE_STATE_JS, ids)[0][0] is True  # the top is out of view now
+    assert page.evaluate(FIGURES_JS)[-1][:2] == [True, paints]  # not repainted
+    page.evaluate(f"window.scrollTo(0, ({FIGURES_JS})().at(-1)[2] - 100)")
+    page.wait_for_function(f"({FIGURES_JS})().at(-1)[0] === false")
+    page.wait_for_function(f"({FIGURES_JS})().at(-1)[1] > {paints}")
     assert visit.problems() == []

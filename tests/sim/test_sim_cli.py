@@ -80,3 +80,86 @@ def test_bad_config_file_names_the_field(tmp_path: Path) -> None:
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.strip() == ("error: layers[0].head_dim: missing; kind 'attention' "
                                      "needs kv_heads, head_dim")
+
+
+def _one_error_line(result: subprocess.CompletedProcess, start: str) -> str:
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr and result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(start), lines
+    return lines[0]
+
+
+def test_tokens_1e30_is_one_line_not_a_traceback() -> None:
+    # before: OverflowError with a traceback
+    result = _sim("cache", "--model", "recurrentgemma-2b", "--tokens", str(10**30))
+    line = _one_error_line(result, "error: tokens: 1000000000000000000000000000000 is too large")
+    assert line.endswith("accepted: 0 to 1,099,511,627,776")
+    result = _sim("cache", "--model", "llama-3-8b", "--tokens", "9" * 5000)
+    _one_error_line(result, "error: argument --tokens: expected an integer, got 5,000 characters")
+    result = _sim("cache", "--model", "llama-3-8b", "--tokens", str(2**40), "--batch", "1")
+    _one_error_line(result, "error: tokens, batch: the KV cache would take 144,115,188,075,855,872")
+
+
+def test_config_with_count_1e30_answers_quickly(tmp_path: Path) -> None:
+    config = tmp_path / "huge.json"
+    config.write_text('{"name": "x", "layers": [{"kind": "mlp"}, {"kind": "attention", '
+                      '"count": 1000000000000000000000000000000, "kv_heads": 1, "head_dim": 8}]}')
+    result = subprocess.run([sys.executable, "-m", "sim", "cache", "--config", str(config),
+                             "--tokens", "5"], cwd=ROOT, capture_output=True, text=True,
+                            timeout=20)  # before: grew past 1 GB without answering
+    _one_error_line(result, "error: layers[1].count: 1000000000000000000000000000000 is too large")
+
+
+def test_dev_zero_reads_at_most_the_limit() -> None:
+    result = subprocess.run([sys.executable, "-m", "sim", "cache", "--config", "/dev/zero",
+                             "--tokens", "5"], cwd=ROOT, capture_output=True, text=True,
+                            timeout=20)  # before: read without end
+    _one_error_line(result, "error: --config: '/dev/zero' is larger than 65,536 bytes")
+
+
+@pytest.mark.parametrize("text, start", [
+    ("[" * 30_000 + "]" * 30_000, "error: config: nested more than 32 levels deep"),
+    ('{"name": "x", "layers": [{"kind": "mlp", "count": ' + "7" * 5000 + "}]}",
+     "error: layers[0].count: a number written with 5,000 characters"),
+    ('{"name": "x", "layers": [{"kind": "attention", "kv_heads": 1, "head_dim": '
+     + str(2**70) + "}]}",
+     "error: layers[0].head_dim: 1180591620717411303424 is too large"),
+], ids=["nested-30000", "count-5000-digits", "head_dim-2^70"])
+def test_bad_config_texts_are_one_line(tmp_path: Path, text: str, start: str) -> None:
+    config = tmp_path / "bad.json"
+    config.write_text(text)
+    _one_error_line(_sim("cache", "--config", str(config), "--tokens", "5"), start)
+
+
+def test_names_with_escapes_cannot_drive_the_terminal(tmp_path: Path) -> None:
+    config = tmp_path / "evil.json"
+    config.write_text(json.dumps({"name": "evil\x1b]0;owned\x07\x1b[2J", "layers": [
+        {"kind": "mlp", "label": "red\x1b[31m\u202eA\nB"}]}))
+    result = _sim("cache", "--config", str(config), "--tokens", "5")
+    assert result.returncode == 0, result.stderr
+    assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+    assert "\u202e" not in result.stdout
+    assert "evil\\x1b]0;owned\\x07\\x1b[2J: 1 layers" in result.stdout  # shown, escaped
+    assert "red\\x1b[31m\\u202eA\\nB" in result.stdout
+    result = _sim("cache", "--model", "gpt\x1b[2J", "--tokens", "5")
+    line = _one_error_line(result, "error: --model: unknown preset 'gpt[2J'")
+    assert "\x1b" not in line
+
+
+@pytest.mark.parametrize("error", [MemoryError(), RecursionError("deep"), OverflowError("big"),
+                                   OSError(5, "I/O error"), RuntimeError("bug\nline two"),
+                                   UnicodeDecodeError("utf-8", b"\xff", 0, 1, "bad")],
+                         ids=lambda error: type(error).__name__)
+def test_every_error_class_is_one_line(monkeypatch, capsys, error: BaseException) -> None:
+    from sim import __main__ as cli
+
+    def fail(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(cli, "cache_report", fail)
+    assert cli.main(["cache", "--model", "llama-3-8b", "--tokens", "5"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), lines

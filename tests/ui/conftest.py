@@ -7,10 +7,10 @@ import pytest
 
 @pytest.fixture
 def build():
-    """``build(PageClass, ...)``: a new page with its layout built (the widgets too), as in the
-    browser."""
-    def make(page_class, *args, **kwargs):
-        page = page_class(*args, **kwargs)
+    """``build(PageClass, **settings)``: a new page with its layout built (the widgets too), as
+    in the browser."""
+    def make(page_class, **settings):
+        page = page_class(**settings)
         assert page.layout is not None
         return page
     return make

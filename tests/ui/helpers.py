@@ -1,47 +1,85 @@
-"""What the page tests share: a page's plots as plain values, compared with NaN equal to NaN."""
+"""What the page tests share: a page's picture as plain values, compared with NaN equal to NaN."""
 
 from __future__ import annotations
 
 import numpy as np
 
 
-def plain(column) -> list:
-    """A data column as plain Python values (NaN stays NaN: compare with ``same``)."""
-    return [float(x) if isinstance(x, (float, np.floating)) else x
-            for x in np.asarray(column).tolist()]
+def plain(value):
+    """Nested arrays, lists and numbers as plain Python values (NaN stays NaN)."""
+    if isinstance(value, np.ndarray):
+        return plain(value.tolist())
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, (np.floating, np.integer, np.bool_)):
+        return value.item()
+    return value
+
+
+def picture(page) -> dict:
+    """Everything a page draws for its current run and t: every frame of the run, the data of
+    every glyph, the axis ranges and colour scales of every figure, and what is shown at t."""
+    out = {"frames": plain(dict(page.frames.data)), "t": page.t, "info": page.info.text}
+    for i, view in enumerate(page.views):
+        for j, fig in enumerate(view.figures()):
+            key = f"{i}.{j}"
+            out[key + ".ranges"] = [getattr(fig.x_range, "start", None), getattr(fig.x_range, "end", None),
+                                    getattr(fig.y_range, "start", None), getattr(fig.y_range, "end", None)]
+            for k, r in enumerate(fig.renderers):
+                source = getattr(r, "data_source", None)
+                if source is not None:
+                    out[f"{key}.r{k}"] = plain(dict(source.data))
+                mapper = getattr(getattr(r, "glyph", None), "color_mapper", None)
+                if mapper is not None:
+                    out[f"{key}.r{k}.scale"] = (mapper.low, mapper.high)
+    return out
+
+
+def same(a, b) -> bool:
+    """Equal pictures, treating NaN as equal to NaN."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) and isinstance(b, float) and np.isnan(a) and np.isnan(b):
+        return True
+    return a == b
+
+
+def heat(view) -> np.ndarray:
+    """The matrix a ui.views.Heatmap shows now (its image), as rows × cols."""
+    return np.asarray(view.image_source.data["image"][0]).reshape(view.rows, view.cols)
+
+
+def other_values(page, name) -> list:
+    """Valid values of setting ``name`` other than the current one, nearest first (for the
+    generated tests; a page may still refuse some in combination with its other settings)."""
+    import param  # noqa: PLC0415
+
+    p, now = page.param[name], getattr(page, name)
+    if name in page.examples:
+        return [v for v in page.examples[name] if v != now]
+    if isinstance(p, param.Boolean):
+        return [not now]
+    if isinstance(p, param.ListSelector):
+        options = [o for o in p.objects if o not in now]
+        return [[*now[:-1], o] for o in options] + ([now[:-1]] if len(now) > 1 else [])
+    if isinstance(p, param.Selector):
+        return [o for o in p.objects if o != now]
+    lo, hi = p.bounds or (None, None)
+    step = 1 if isinstance(p, param.Integer) else (
+        round((hi - lo) / 8, 6) if hi is not None and lo is not None else 0.1)
+    out = [now + step, now - step]
+    return [v for v in out if (lo is None or v >= lo) and (hi is None or v <= hi)]
+
+
+def other_value(page, name):
+    return other_values(page, name)[0]
 
 
 def columns(sources: dict) -> dict:
     """Every column of the named ColumnDataSources, as ``{"name.column": plain values}``."""
     return {f"{name}.{key}": plain(col) for name, source in sources.items()
             for key, col in source.data.items()}
-
-
-def same(a: dict, b: dict) -> bool:
-    """Equal snapshots, treating NaN as equal to NaN."""
-    if a.keys() != b.keys():
-        return False
-    for key in a:
-        x, y = a[key], b[key]
-        if isinstance(x, list) and x and isinstance(x[0], float):
-            if not np.array_equal(np.asarray(x), np.asarray(y), equal_nan=True):
-                return False
-        elif x != y:
-            return False
-    return True
-
-
-def heat(view) -> np.ndarray:
-    """The matrix a ui.views.Heatmap shows (its image), as rows × cols."""
-    return np.asarray(view.image_source.data["image"][0]).reshape(view.rows, view.cols)
-
-
-def sizers_over_a_run(page, readout) -> set[str]:
-    """Step ``page`` through its whole run: the texts ``readout`` (a ui.views.Readout) reserved
-    room for, checking at each step that it shows the current text."""
-    sizers = set()
-    for _ in range(page.state.t_max):
-        page.state.step()
-        sizers.add(readout._sizer)
-        assert readout.object in readout.pane.object
-    return sizers

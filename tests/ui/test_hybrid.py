@@ -1,4 +1,5 @@
-"""The hybrid-models page without a browser: its state drives the plots, and every byte is sim's."""
+"""The hybrid-models page without a browser: a run per setting, frame t shown as the player does,
+every byte from sim.cache, and nothing a user writes ever read as markup."""
 
 from __future__ import annotations
 
@@ -10,34 +11,34 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import columns, same, sizers_over_a_run
+from bokeh.models import HoverTool
+from helpers import columns, same
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from sim import cache
-from ui.pages.hybrid import (
-    CONTEXTS,
-    CURVE_TOKENS,
-    DEFAULT_CUSTOM,
-    KIND_LABELS,
-    HybridPage,
-    HybridState,
-    format_model_json,
-)
+from ui.pages.hybrid import DEFAULT_CUSTOM, HybridPage, read_model
+from ui.pages.hybrid_views import CONTEXTS, CURVE_TOKENS, KIND_LABELS, format_model_json
 from ui.urlstate import apply_query, to_query
 
 GiB = 2**30
 ROOT = Path(__file__).resolve().parents[2]
+XSS = '<img src=x onerror="window.__xss=1">'
+ESCAPED = "&lt;img src=x onerror=&quot;window.__xss=1&quot;&gt;"
 
 
-def cds(page: HybridPage) -> dict:
-    """Everything the page's plots and readouts hold right now, as plain lists."""
+def snapshot(page: HybridPage) -> dict:
+    """Everything the page shows right now: every plot's data, markers, ranges, titles, texts."""
     out = columns({"memory": page.memory.source, "now": page.memory.now,
                    **{f"strip_{k}": v.source for k, v in page.strips.items()},
                    **{f"bars_{k}": v.source for k, v in page.bars.items()}})
     out["marker"] = page.memory.marker.location
-    out["readout"] = page.readout.object
-    out["sources"] = page.sources.object
-    out["visible"] = {k: card.visible for k, card in page.model_cards.items()}
-    out["titles"] = [v.fig.title.text for v in (*page.strips.values(), *page.bars.values())]
+    out["y"] = (page.memory.fig.y_range.start, page.memory.fig.y_range.end)
+    out["texts"] = [page.readout.div.text, page.caption.div.text, page.sources.div.text]
+    out["figs"] = [(v.fig.title.text, v.fig.visible, v.fig.y_range.end)
+                   for v in (*page.strips.values(), *page.bars.values())]
+    out["alt"] = [page.alt.get(v.fig.id) for v in (page.memory, *page.strips.values(),
+                                                    *page.bars.values())]
     return out
 
 
@@ -46,13 +47,18 @@ def page(build) -> HybridPage:
     return build(HybridPage)
 
 
+def shown(page) -> str:
+    """The readout's text at t (without its invisible sizer)."""
+    return page.run.data["readout"][page.t]
+
+
 def test_defaults_and_the_context_grid(page):
-    s = page.state
-    assert (s.model_a, s.model_b, s.kv_dtype, s.state_dtype, s.batch) == (
+    assert (page.model_a, page.model_b, page.kv_dtype, page.state_dtype, page.sequences) == (
         "jamba-v0.1", "llama-3-8b", "bf16", "fp32", 1)
-    assert CONTEXTS[0] == 1024 and CONTEXTS[-1] == 2**20 and s.t_max == len(CONTEXTS) - 1 == 10
-    assert s.tokens == 1024
-    assert "1,024 tokens" in page.readout.object
+    assert CONTEXTS[0] == 1024 and CONTEXTS[-1] == 2**20 and page.run.t_max == 10
+    assert "1,024 tokens" in shown(page)
+    assert "seed" not in page.settings()  # the Seed box changed nothing: gone
+    assert [n for n, _ in page.named_stops()] == ["A's cache passes its state", "4K", "128K", "1M"]
 
 
 def test_memory_curves_are_sims(page):
@@ -61,233 +67,158 @@ def test_memory_curves_are_sims(page):
     assert CURVE_TOKENS[0] == 1024 and CURVE_TOKENS[-1] == 2**20
     jamba = cache.memory_curve("jamba-v0.1", CURVE_TOKENS)
     llama = cache.memory_curve("llama-3-8b", CURVE_TOKENS)
-    np.testing.assert_array_equal(data["a_kv_cache_bytes"], jamba["kv_cache_bytes"])
-    np.testing.assert_array_equal(data["a_state_bytes"], jamba["state_bytes"])
-    np.testing.assert_array_equal(data["a_total_bytes"], jamba["total_bytes"])
+    for key in ("kv_cache_bytes", "state_bytes", "total_bytes"):
+        np.testing.assert_array_equal(data[f"a_{key}"], jamba[key])
     np.testing.assert_array_equal(data["b_kv_cache_bytes"], llama["kv_cache_bytes"])
     assert np.all(np.isnan(data["b_state_bytes"]))  # Llama keeps no state: no line on a log axis
     assert data["a_state_bytes"][0] == data["a_state_bytes"][-1] == 17432576  # flat
 
 
 def test_stepping_sweeps_the_context_jamba_4_gib_at_256k(page):
-    s = page.state
-    before = cds(page)
-    for _ in range(8):
-        s.step()
-    assert s.t == 8 and s.tokens == 262144
-    after = cds(page)
-    assert not same(before, after)
+    before = snapshot(page)
+    page.show(8)
+    assert CONTEXTS[8] == 262144
+    assert not same(before, snapshot(page))
     assert page.memory.marker.location == 262144
     kv = page.bars["a"].source.data["kv"]
     assert [i for i, b in enumerate(kv) if b] == [4, 12, 20, 28]  # i mod 8 = 4
     assert kv[4] == GiB and sum(kv) == 4 * GiB == cache.kv_cache_bytes("jamba-v0.1", 262144)
     assert page.bars["a"].source.data["state"][0] == 622592  # (8192·16 + 8192·3)·4 bytes
-    assert page.strips["a"].stores(8)[4] == "1 GiB of KV cache"
-    assert page.memory.marker.location == 262144  # the strip's hover reads the context there
-    assert "262,144 tokens" in page.readout.object and "256K" in page.readout.object
-    assert "0.125×" in page.readout.object and "32 GiB if all attention" in page.readout.object
-    # the current points on the memory plot are sim's report at 256K
+    assert page.bars["a"].fig.title.text == "A: bytes per layer at 256K"
+    assert page.bars["a"].fig.y_range.end == pytest.approx(GiB * 1.05)
+    assert page.strips["a"].source.data["stores"][4] == "1 GiB of KV cache"
+    assert page.strips["a"].source.data["stores"][0] == "608 KiB of fixed state"
+    text = shown(page)
+    assert "262,144 tokens" in text and "256K" in text
+    assert "0.125×" in text and "32 GiB if all attention" in text
+    assert text in page.readout.div.text
     report = cache.cache_report("jamba-v0.1", 262144)
     assert report["kv_cache_bytes"] in page.memory.now.data["y"]
     assert report["total_bytes"] in page.memory.now.data["y"]
+    assert page.caption.div.text.startswith(
+        "<div style='display:grid'><div style='grid-area:1/1;min-width:0'><b>At 256K tokens</b>: "
+        "A: KV cache 4 GiB (+2 GiB), state 16.62 MiB; the cache is 246.4× the state.")
 
 
-def test_jump_equals_stepping(page, build):
+def test_show_is_a_pure_function_of_t(page, build):
     other = build(HybridPage)
-    for _ in range(6):
-        page.state.step()
-    other.state.jump(6)
-    assert same(cds(page), cds(other))
-    page.state.back()
-    other.state.jump(5)
-    assert same(cds(page), cds(other))
+    for t in range(7):
+        page.show(t)
+    other.show(6)
+    assert same(snapshot(page), snapshot(other))
+    page.show(99)  # clamped to the last context: 1M
+    assert page.t == 10 and page.memory.marker.location == 2**20
 
 
-def test_play_stops_at_one_million(page):
-    s = page.state
-    s.jump(s.t_max)
-    assert s.tokens == 2**20
-    s.playing = True
-    s.step()
-    assert s.t == s.t_max and not s.playing
+def test_every_figure_has_a_text_alternative_per_step(page):
+    page.show(8)
+    figs = [page.memory.fig, *(v.fig for v in (*page.strips.values(), *page.bars.values()))]
+    assert all(page.alt[f.id] for f in figs)
+    assert "At 262,144 tokens: A total 4.016 GiB (KV cache 4 GiB" in page.alt[page.memory.fig.id]
+    assert "4 full attention, 28 linear / SSM" in page.alt[page.strips["a"].fig.id]
+    assert "KV cache 4 GiB in 4 layers" in page.alt[page.bars["a"].fig.id]
 
 
-@pytest.mark.parametrize("knob, value", [
-    ("model_a", "qwen3-next-80b-a3b"), ("model_b", "kimi-linear-48b-a3b"), ("model_b", "none"),
-    ("kv_dtype", "fp8"), ("state_dtype", "bf16"), ("batch", 16), ("t", 3)])
-def test_every_control_changes_the_picture(page, knob, value):
-    before = cds(page)
-    setattr(page.state, knob, value)
-    assert not same(before, cds(page))
+SETTING_VALUES = {"model_a": "qwen3-next-80b-a3b", "model_b": "kimi-linear-48b-a3b",
+                  "custom": {"name": "tiny", "layers": [{"kind": "mlp"}]}, "kv_dtype": "fp8",
+                  "state_dtype": "bf16", "sequences": 16}
 
 
-def test_the_custom_model_changes_the_picture_when_shown(page):
-    s = page.state
-    s.model_a = "custom"
-    before = cds(page)
-    s.custom = {"name": "tiny", "layers": [{"kind": "attention", "kv_heads": 1, "head_dim": 64}]}
-    after = cds(page)
-    assert not same(before, after)
+@pytest.mark.parametrize("name", HybridPage.settings())
+def test_every_setting_changes_the_picture(build, name):
+    page = build(HybridPage, model_b="custom") if name == "custom" else build(HybridPage)
+    page.show(5)
+    before = snapshot(page)
+    setattr(page, name, SETTING_VALUES[name])
+    assert getattr(page, name) == SETTING_VALUES[name] and page.notice == ""
+    assert not same(before, snapshot(page))
+
+
+def test_the_custom_model_when_shown(page):
+    page.model_a = "custom"
+    page.custom = {"name": "tiny", "layers": [{"kind": "attention", "kv_heads": 1, "head_dim": 64}]}
     assert page.strips["a"].fig.title.text == "A: tiny, 1 layers"
     assert list(page.bars["a"].source.data["kv"]) == [2 * 64 * 2 * 1024]
+    assert "custom model, edited on this page" in page.sources.div.text
 
 
 def test_dtypes_and_batch_scale_as_sim_says(page):
-    s = page.state
-    s.jump(4)
-    s.param.update(kv_dtype="fp8", state_dtype="bf16", batch=8)
-    report = cache.cache_report("jamba-v0.1", s.tokens, 8, "fp8", "bf16")
+    page.show(4)
+    page.param.update(kv_dtype="fp8", state_dtype="bf16", sequences=8)
+    report = cache.cache_report("jamba-v0.1", CONTEXTS[4], 8, "fp8", "bf16")
     assert sum(page.bars["a"].source.data["kv"]) == report["kv_cache_bytes"]
     assert sum(page.bars["a"].source.data["state"]) == report["state_bytes"]
-    assert cache.format_bytes(report["total_bytes"]) in page.readout.object
+    assert cache.format_bytes(report["total_bytes"]) in shown(page)
     curve = cache.memory_curve("llama-3-8b", CURVE_TOKENS, 8, "fp8", "bf16")
     np.testing.assert_array_equal(page.memory.source.data["b_kv_cache_bytes"],
                                   curve["kv_cache_bytes"])
 
 
 def test_model_b_none_hides_its_views(page):
-    page.state.model_b = "none"
-    assert page.model_cards["b"].visible is False
+    page.model_b = "none"
+    assert not page.strips["b"].fig.visible and not page.bars["b"].fig.visible
     assert all(not r.visible for r in page.memory.renderers["b"])
     assert np.all(np.isnan(page.memory.source.data["b_total_bytes"]))
-    assert "B:" not in page.readout.object
-    page.state.model_b = "mamba-2-2.7b"
-    assert page.model_cards["b"].visible is True
-    assert "none (no attention layer)" in page.readout.object
+    assert "B:" not in shown(page)
+    page.model_b = "mamba-2-2.7b"
+    assert page.strips["b"].fig.visible
+    assert "none (no attention layer)" in shown(page)
 
 
 def test_layer_strip_kinds_parallel_and_windows(page):
-    s = page.state
-    s.model_b = "falcon-h1-7b"
+    page.model_b = "falcon-h1-7b"
     strip = page.strips["b"].source.data
     assert len(strip["layer"]) == 88 and max(strip["layer"]) == 43
-    assert strip["row"][:2] == [0, 1] and strip["layer"][:2] == [0, 0]  # stacked in layer 0
+    assert list(strip["row"][:2]) == [0, 1] and list(strip["layer"][:2]) == [0, 0]
     assert set(strip["kind"]) == {"full", "recurrent"}
     bars = page.bars["b"].source.data
     assert bars["kv"][0] > 0 and bars["state"][0] > 0  # one bar holds both
-    s.model_a = "recurrentgemma-2b"
-    strip = page.strips["a"].source.data
-    assert strip["kind"][:3] == ["recurrent", "recurrent", "window"]
+    page.model_a = "recurrentgemma-2b"
+    assert list(page.strips["a"].source.data["kind"][:3]) == ["recurrent", "recurrent", "window"]
     assert KIND_LABELS["window"] in [i.label.value for i in page.strips["a"].legend.items]
-    s.jump(s.t_max)  # the window caps the cache: 2048 tokens held at 1M
+    page.show(10)  # the window caps the cache: 2048 tokens held at 1M
     assert page.bars["a"].source.data["kv"][2] == 2 * 1 * 256 * 2048 * 2
-    s.model_a = "nemotron-h-8b"
+    page.model_a = "nemotron-h-8b"
     assert "mlp" in page.strips["a"].source.data["kind"]
-    s.model_a = "kimi-linear-48b-a3b"
-    assert [i for i, k in enumerate(page.strips["a"].source.data["kind"]) if k == "mla"] == [
-        3, 7, 11, 15, 19, 23, 26]
-
-
-def test_url_round_trip(page, build):
-    s = page.state
-    s.param.update(model_a="custom", model_b="zamba2-2.7b", kv_dtype="fp16", state_dtype="bf16",
-                   batch=32, custom={"name": "linked", "layers": [
-                       {"kind": "recurrent", "count": 3, "state_shape": [8, 64, 64]},
-                       {"kind": "attention", "kv_heads": 2, "head_dim": 128, "window": 4096}]})
-    s.jump(7)
-    query = to_query(s)
-    assert "http" not in query
-    fresh = build(HybridPage)
-    notices, _ = apply_query(fresh.state, query)
-    assert notices == []
-    assert fresh.state.custom == s.custom and fresh.state.t == 7
-    assert same(cds(page), cds(fresh))
-    assert json.loads(fresh.editor.value) == s.custom  # the editor shows the linked model
-
-
-def test_bad_link_values_give_notices(page):
-    s = page.state
-    before = cds(page)
-    rejected = {"name": "bad", "layers": [{"kind": "attention", "kv_heads": 0, "head_dim": 8}]}
-    good = HybridState()
-    good.custom = rejected | {"layers": [{"kind": "mlp"}]}
-    encoded = base64.urlsafe_b64encode(json.dumps(rejected).encode()).decode().rstrip("=")
-    notices, _ = apply_query(s, to_query(good) + f"&batch=999&custom={encoded}"
-                             "&model_a=gpt-9&kv_dtype=fp4")
-    text = " ".join(notices)
-    assert "batch=999" in text and "model_a=gpt-9" in text and "kv_dtype=fp4" in text
-    assert "custom=" in text
-    assert s.batch == 1 and s.model_a == "jamba-v0.1" and s.kv_dtype == "bf16"
-    assert s.custom == good.custom  # the good model in the link applied, the rejected one not
-    assert page.state.model_b == "llama-3-8b"
-    assert same(before, cds(page))  # nothing shown changed: A and B are presets
-
-
-def test_bad_custom_text_keeps_the_last_good_model(page):
-    s = page.state
-    s.model_a = "custom"
-    before = cds(page)
-    assert s.apply_custom_text("{ not json") is False  # no exception
-    assert "Not valid JSON" in s.custom_error and "line 1, column 3" in s.custom_error
-    assert page.editor_message.visible and "Not valid JSON" in page.editor_message.object
-    assert s.notice.startswith("Custom model not applied")
-    assert s.custom == DEFAULT_CUSTOM and same(before, cds(page))
-    bad = {"name": "x", "layers": [{"kind": "recurrent", "state_shape": [4, -1]}]}
-    assert s.apply_custom_text(json.dumps(bad)) is False
-    assert "layers[0].state_shape[1]" in s.custom_error
-    assert s.custom == DEFAULT_CUSTOM and same(before, cds(page))
-    page.editor.value = format_model_json({"name": "ok", "layers": [{"kind": "mlp"}]})
-    assert s.custom_error == "" and not page.editor_message.visible and s.notice == ""
-    assert s.custom == {"name": "ok", "layers": [{"kind": "mlp"}]}
-    assert page.strips["a"].source.data["kind"] == ["mlp"]
-
-
-def test_apply_button_shows_the_custom_model_as_a(page):
-    s = page.state
-    page.editor.value = format_model_json(DEFAULT_CUSTOM)
-    page._apply_and_show()
-    assert s.model_a == "custom"
-    assert page.strips["a"].fig.title.text == "A: my hybrid, 72 layers"
-    assert "custom model, edited on this page" in page.sources.object
+    page.model_a = "kimi-linear-48b-a3b"
+    kinds = page.strips["a"].source.data["kind"]
+    assert [i for i, k in enumerate(kinds) if k == "mla"] == [3, 7, 11, 15, 19, 23, 26]
 
 
 def test_csv_has_a_header_and_the_right_rows(page):
-    s = page.state
-    s.jump(8)
-    rows = list(csv.DictReader(io.StringIO(s.csv())))
+    rows = list(csv.DictReader(io.StringIO(page.csv())))
     assert list(rows[0]) == ["section", "slot", "model", "context_tokens", "layer", "kind",
                              "label", "kv_cache_bytes", "state_bytes", "total_bytes"]
     context = [r for r in rows if r["section"] == "context"]
     layers = [r for r in rows if r["section"] == "layer"]
     assert len(context) == 2 * len(CONTEXTS)
-    assert len(layers) == 32 + 32
+    assert len(layers) == (32 + 32) * len(CONTEXTS)  # every layer at every context
     jamba_256k = next(r for r in context if r["slot"] == "A" and r["context_tokens"] == "262144")
     assert int(jamba_256k["kv_cache_bytes"]) == 4 * GiB
     assert int(jamba_256k["total_bytes"]) == cache.cache_report("jamba-v0.1", 262144)["total_bytes"]
-    layer4 = next(r for r in layers if r["slot"] == "A" and r["layer"] == "4")
+    layer4 = next(r for r in layers if r["slot"] == "A" and r["layer"] == "4"
+                  and r["context_tokens"] == "262144")
     assert layer4["kind"] == "full attention" and int(layer4["kv_cache_bytes"]) == GiB
-    assert {r["context_tokens"] for r in layers} == {"262144"}
-    s.model_b = "none"
-    assert {r["slot"] for r in csv.DictReader(io.StringIO(s.csv()))} == {"A"}
+    page.model_b = "none"
+    assert {r["slot"] for r in csv.DictReader(io.StringIO(page.csv()))} == {"A"}
 
 
 def test_sources_are_plain_text_without_a_scheme(page):
-    s = page.state
     for model in cache.PRESETS:
-        s.model_a = model
-        assert cache.PRESETS[model].source.split(":")[0] in page.sources.object
-        assert "http" not in page.sources.object and "<a " not in page.sources.object
-    s.custom = DEFAULT_CUSTOM | {"source": "https://example.org/paper"}
-    s.model_a = "custom"
-    assert "example.org/paper" in page.sources.object and "https://" not in page.sources.object
+        page.model_a = model
+        assert cache.PRESETS[model].source.split(":")[0][:30] in page.sources.div.text
+        assert "http" not in page.sources.div.text and "<a " not in page.sources.div.text
+    page.custom = DEFAULT_CUSTOM | {"source": "https://example.org/paper"}
+    page.model_a = "custom"
+    assert "example.org/paper" in page.sources.div.text and "https://" not in page.sources.div.text
     text = (ROOT / "assets" / "texts" / "hybrid.html").read_text()
     assert "http://" not in text and "https://" not in text
 
 
-def test_presenter_view_hides_the_editor_and_sources():
-    p = HybridPage()
-    p.set_view(present=True)  # as launch() does, before the layout is built
-    p.layout  # noqa: B018
-    assert len(p.secondary) == 2 and not any(item.visible for item in p.secondary)
-    p.set_view(present=False)
-    assert all(item.visible for item in p.secondary)
-
-
 def test_memory_axis_covers_every_line(page):
-    s = page.state
-    for settings in ({"model_a": "minimax-text-01", "batch": 256, "kv_dtype": "fp32"},
-                     {"model_a": "mamba-2-2.7b", "model_b": "none", "batch": 1}):
-        s.param.update(**settings)
+    for setting in ({"model_a": "minimax-text-01", "sequences": 256, "kv_dtype": "fp32"},
+                    {"model_a": "mamba-2-2.7b", "model_b": "none", "sequences": 1}):
+        page.param.update(**setting)
         data = page.memory.source.data
         values = np.concatenate([np.asarray(v, float) for k, v in data.items()
                                  if k.endswith("bytes")])
@@ -296,18 +227,163 @@ def test_memory_axis_covers_every_line(page):
         assert y.start <= values.min() and values.max() <= y.end
 
 
-def test_a_step_keeps_the_readouts_size(page):
-    (sizer,) = sizers_over_a_run(page, page.readout)  # one for the whole run
-    assert "tokens" in sizer
+# The JSON box ------------------------------------------------------------------------------------
+
+def test_bad_custom_text_keeps_the_last_good_model(page):
+    page.model_a = "custom"
+    before = snapshot(page)
+    assert page.apply_text("{ not json") is False  # no exception
+    assert "Custom model not applied" in page.notice and "line 1" in page.notice
+    assert page.editor_message.visible and page.editor_message.text == page.notice
+    assert page.custom == DEFAULT_CUSTOM and same(before, snapshot(page))
+    bad = {"name": "x", "layers": [{"kind": "recurrent", "state_shape": [4, -1]}]}
+    assert page.apply_text(json.dumps(bad)) is False
+    assert "layers[0].state_shape[1]" in page.notice
+    assert page.custom == DEFAULT_CUSTOM and same(before, snapshot(page))
+    page.editor.value = format_model_json({"name": "ok", "layers": [{"kind": "mlp"}]})
+    assert not page.editor_message.visible and page.notice == ""
+    assert page.custom == {"name": "ok", "layers": [{"kind": "mlp"}]}
+    assert list(page.strips["a"].source.data["kind"]) == ["mlp"]
 
 
-def test_bars_axis_follows_the_tallest_bar_and_a_step_resends_only_the_cache(page):
-    bars = page.bars["a"]
-    state_before = bars.source.data["state"]
-    page.state.step()
-    data = bars.source.data
-    assert data["state"] is state_before  # a step sends the KV columns only
-    tallest = max(k + s for k, s in zip(data["kv"], data["state"]))
-    assert bars.fig.y_range.start == 0 and bars.fig.y_range.end == pytest.approx(tallest * 1.05)
-    page.state.kv_dtype = "fp32"  # a new setting resends everything and rescales
-    assert bars.fig.y_range.end == pytest.approx(2 * tallest * 1.05, rel=0.01)
+def _model(**entry) -> str:
+    return json.dumps({"name": "m", "layers": [{"kind": "attention", "kv_heads": 8,
+                                                 "head_dim": 128} | entry]})
+
+
+@pytest.mark.parametrize("text, says", [
+    ("{ not json", "line 1"),
+    (json.dumps({"name": "m", "layers": [{"kind": "magic"}]}), "layers[0].kind"),
+    (_model(count=10**30), "layers[0].count"),
+    ("[" * 100_000 + "]" * 100_000, "config: the text is longer than 65,536 bytes"),
+    ("[" * 30_000 + "]" * 30_000, "nested more than 32 levels deep"),
+    (_model(head_dim=1).replace('"head_dim": 1', '"head_dim": ' + "9" * 5000), "head_dim"),
+    (_model(head_dim=2**70), "layers[0].head_dim"),
+    (_model(head_dim=2**40), "layers[0].head_dim"),
+    (_model(kv_heads=2**20, head_dim=2**20), "2^53"),  # loads, but 1M tokens pass 2^53 bytes
+], ids=["bad JSON", "unknown kind", "count 10^30", "100,000 deep", "30,000 deep", "5,000 digits",
+        "head_dim 2^70", "head_dim 2^40", "2^53 bytes at 1M"])
+def test_hostile_json_gives_one_line_and_keeps_the_model(page, text, says):
+    page.model_a = "custom"
+    before = snapshot(page)
+    assert page.apply_text(text) is False
+    assert says in page.notice and "\n" not in page.notice and len(page.notice) < 600
+    assert page.custom == DEFAULT_CUSTOM and same(before, snapshot(page))
+    assert not np.any(page.memory.source.data["a_total_bytes"] < 0)  # nothing wrapped
+
+
+def test_the_error_message_shows_markup_as_text(page):
+    """An unknown kind that is markup used to run through the error message."""
+    assert page.apply_text(json.dumps({"name": "m", "layers": [{"kind": XSS}]})) is False
+    assert page.editor_message.render_as_text  # the box sets it as text, never as HTML
+    assert "<img" in page.notice  # plain text: the shell shows notices with textContent
+    assert page.info.text == ""
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.one_of(st.text(max_size=300), st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["name", "layers", "kind", "count", "kv_heads", "head_dim", "window",
+                         "state_shape", "latent_dim", "label", "parallel", "x"]), inner,
+        max_size=5), max_leaves=30).map(json.dumps)))
+def test_any_text_gives_a_model_or_one_line(page, text):
+    good = page.custom
+    if page.apply_text(text):
+        assert page.custom == read_model(text) and page.notice == ""
+    else:
+        assert page.notice.startswith(("Custom model not applied", "Kept the previous"))
+        assert "\n" not in page.notice and page.custom == good
+
+
+# Markup in a model's name and labels ------------------------------------------------------------
+
+def test_a_models_name_and_labels_are_escaped_everywhere(page):
+    page.model_a = "custom"
+    page.custom = {"name": XSS, "source": XSS, "layers": [
+        {"kind": "attention", "kv_heads": 1, "head_dim": 64, "label": XSS},
+        {"kind": "recurrent", "state_shape": [2, 2], "label": "=HYPERLINK(\"x\")"}]}
+    page.show(3)
+    for html_text in (page.readout.div.text, page.sources.div.text, page.caption.div.text,
+                      *page.run.data["readout"], *page.run.data["sources"]):
+        assert "<img" not in html_text
+    assert ESCAPED in page.readout.div.text and ESCAPED in page.sources.div.text
+    # canvas text and hover fields are text (BokehJS escapes @fields): plain, never doubled
+    assert page.strips["a"].fig.title.text.startswith("A: <img src=x")
+    assert f"full attention ({XSS})" in page.strips["a"].source.data["kind_label"]
+    rows = list(csv.reader(io.StringIO(page.csv())))
+    assert ["'=HYPERLINK(\"x\")"] == [c for r in rows for c in r if "HYPERLINK" in c][:1]
+
+
+def test_hover_tooltips_show_fields_as_text(page):
+    """BokehJS escapes an @field's value unless it is formatted {safe}; a tooltip's template
+    itself is parsed as HTML, so no user text may be put into one."""
+    page.custom = {"name": XSS, "layers": [{"kind": "mlp", "label": XSS}]}
+    page.param.update(model_a="custom", model_b="custom")
+    figs = [page.memory.fig, *(v.fig for v in (*page.strips.values(), *page.bars.values()))]
+    for fig in figs:
+        for tool in fig.select(type=HoverTool):
+            assert isinstance(tool.tooltips, list) and not tool.formatters
+            for label, template in tool.tooltips:
+                assert "{safe}" not in template and "<" not in label + template
+
+
+# Links --------------------------------------------------------------------------------------------
+
+def test_link_round_trip_with_a_custom_model(page, build):
+    page.param.update(model_a="custom", model_b="zamba2-2.7b", kv_dtype="fp16",
+                      state_dtype="bf16", sequences=32, custom={"name": "linked", "layers": [
+                          {"kind": "recurrent", "count": 3, "state_shape": [8, 64, 64]},
+                          {"kind": "attention", "kv_heads": 2, "head_dim": 128, "window": 4096}]})
+    page.show(7)
+    query = to_query(page)
+    assert "batch=32" in query and "seed" not in query and "http" not in query
+    fresh = build(HybridPage)
+    assert apply_query(fresh, query) == []
+    fresh.show(7)
+    assert fresh.custom == page.custom
+    assert same(snapshot(page), snapshot(fresh))
+    assert json.loads(fresh.editor.value) == page.custom  # the box shows the linked model
+
+
+def test_an_old_link_still_applies(page):
+    old = {"name": "x", "layers": [{"kind": "mlp"}]}
+    encoded = base64.urlsafe_b64encode(json.dumps(old).encode()).decode().rstrip("=")
+    notices = apply_query(page, f"model_a=custom&model_b=none&custom={encoded}&kv_dtype=fp8"
+                                "&state_dtype=bf16&batch=4&t=3")
+    assert notices == []
+    assert (page.model_a, page.model_b, page.kv_dtype, page.sequences) == ("custom", "none",
+                                                                           "fp8", 4)
+    assert page.custom == old
+
+
+def _b64(text: str) -> str:
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
+@pytest.mark.parametrize("raw, says", [
+    (_b64(json.dumps({"name": "bad", "layers": [{"kind": "attention", "kv_heads": 0,
+                                                  "head_dim": 8}]})), "layers[0].kv_heads"),
+    (_b64("[" * 5000 + "]" * 5000), "nest"),
+    (_b64(json.dumps({"name": "m", "layers": [{"kind": "mlp", "count": 10**30}]})), "count"),
+    (_b64(json.dumps({"name": "m", "layers": [{"kind": XSS}]})), "layers[0].kind"),
+    ("%%%not-base64", "custom"),
+], ids=["kv_heads 0", "5,000 deep", "count 10^30", "markup kind", "not base64"])
+def test_bad_link_values_give_notices_and_keep_the_rest(page, raw, says):
+    before = snapshot(page)
+    notices = apply_query(page, f"custom={raw}&batch=999&model_a=gpt-9&kv_dtype=fp4&"
+                                "model_b=mamba-2-2.7b")
+    text = " ".join(notices)
+    assert says in text and "batch=999" in text and "model_a=gpt-9" in text
+    assert "kv_dtype=fp4" in text
+    assert page.custom == DEFAULT_CUSTOM and page.model_a == "jamba-v0.1"
+    assert page.model_b == "mamba-2-2.7b"  # the good value in the link applied
+    assert not same(before, snapshot(page))
+
+
+def test_a_model_too_big_for_a_link_is_said_before_sharing(page):
+    layers = [{"kind": "mlp"}] * 1500  # 22,516 characters of JSON: 30,022 in base64
+    assert page.apply_text(json.dumps({"name": "long", "layers": layers}))
+    assert "Share will leave it out" in page.info.text and page.info.visible
+    page.custom = DEFAULT_CUSTOM
+    assert not page.info.visible

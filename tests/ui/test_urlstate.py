@@ -1,83 +1,86 @@
-"""Links that reproduce a view: PageState <-> query string, on a small state of every kind."""
+"""Links that reproduce a view: a page's settings <-> its query string, on a small page with a
+setting of every kind, and property tests over the parser."""
 
 from __future__ import annotations
 
+import numpy as np
+import panel as pn
 import param
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from ui.state import PageState
-from ui.urlstate import apply_query, to_query, url_params
-
-
-class Knobs(PageState):
-    d = param.Integer(4, bounds=(2, 16))
-    beta = param.Number(0.5, bounds=(0.0, 2.0))
-    normalize = param.Boolean(True)
-    rule = param.Selector(default="linear", objects=["linear", "deltanet"])
-    rules = param.ListSelector(default=["linear", "retnet"], objects=["linear", "retnet", "gla"])
-    custom = param.Dict(default={"name": "m", "layers": [{"kind": "mlp"}]})
-
-    def __init__(self, **params):
-        super().__init__(**params)
-        self.set_t_max(2 * self.d)
-        self.param.watch(lambda e: self.set_t_max(2 * e.new), "d")
+from ui.page import Page, Run
+from ui.urlstate import apply_query, to_query
 
 
-def test_every_knob_and_t_travel_with_t_last():
-    s = Knobs()
-    names = url_params(s)
-    assert names[-1] == "t"
-    assert {"d", "beta", "normalize", "rule", "rules", "custom", "seed", "speed"} <= set(names)
-    assert not {"t_max", "playing", "notice", "name"} & set(names)
+class Knobs(Page):
+    d = param.Integer(4, bounds=(2, 16), label="Size d")
+    beta = param.Number(0.5, bounds=(0.0, 2.0), label="Write strength β")
+    normalize = param.Boolean(True, label="Normalise")
+    rule = param.Selector(default="linear", objects=["linear", "deltanet"], label="Rule")
+    rules = param.ListSelector(default=["linear", "retnet"], objects=["linear", "retnet", "gla"],
+                               label="Rules")
+    link_keys = {"beta": "b"}
+
+    def compute(self) -> Run:
+        if self.beta > 1.5 and self.rule == "deltanet":
+            raise ValueError("β above 1.5 diverges here")
+        return Run(t_max=2 * self.d, data={})
+
+    def make_views(self):
+        return []
+
+    def body(self):
+        return pn.Column()
 
 
-def test_round_trip_reproduces_every_value():
-    s = Knobs(d=12, beta=1.25, normalize=False, rule="deltanet", rules=["gla", "linear"],
-              custom={"name": "x ü", "layers": [{"kind": "attention", "count": 3}]}, seed=42)
-    s.jump(20)  # needs d = 12 first: t_max is 24
-    query = to_query(s, {"embed": True, "present": False})
-    assert "embed=1" in query and "present" not in query
+def test_every_setting_travels_under_its_key():
+    q = to_query(Knobs(d=5, beta=0.25, normalize=False, rules=["gla", "linear"]))
+    assert q == "d=5&b=0.25&normalize=0&rule=linear&rules=gla,linear"
     fresh = Knobs()
-    notices, flags = apply_query(fresh, query)
-    assert notices == []
-    assert flags == {"embed": True, "present": False}
-    for name in url_params(s):
-        assert getattr(fresh, name) == getattr(s, name), name
+    assert apply_query(fresh, q) == []
+    assert (fresh.d, fresh.beta, fresh.normalize, fresh.rules) == (5, 0.25, False, ["gla", "linear"])
+    assert fresh.run.t_max == 10
 
 
-def test_bad_values_are_named_and_skipped_the_rest_applies():
-    s = Knobs()
-    notices, _ = apply_query(s, "?d=99&beta=abc&rule=softmax&normalize=maybe&custom=!!&bogus=1&t=3&seed=7")
+def test_bad_values_are_named_with_what_is_accepted():
+    k = Knobs()
+    notices = apply_query(k, "d=99&b=abc&normalize=maybe&rule=softmax&rules=gla,gla&zzz=1&d=3")
     text = " ".join(notices)
-    assert "d=99" in text and "2 to 16" in text
-    assert "beta=abc" in text and "rule=softmax" in text and "linear, deltanet" in text
-    assert "normalize=maybe" in text and "custom=" in text and "bogus" in text
-    assert (s.d, s.beta, s.rule, s.normalize, s.seed, s.t) == (4, 0.5, "linear", True, 7, 3)
+    assert "d more than once" in text and k.d == 3  # the last one counts
+    assert "Ignored b=abc: expected a number from 0.0 to 2.0." in notices
+    assert "Ignored normalize=maybe: expected 1 or 0." in notices
+    assert "Ignored rule=softmax: expected one of linear, deltanet." in notices
+    assert any(n.startswith("Ignored rules=gla,gla: expected a comma-separated list of different") for n in notices)
+    assert "Ignored an unknown setting “zzz”." in notices
 
 
-def test_t_out_of_range_is_refused_with_the_range():
-    s = Knobs()
-    notices, _ = apply_query(s, "t=100")
-    assert s.t == 0 and "0 to 8" in notices[0]
+def test_settings_that_cannot_run_together_are_named_one_by_one():
+    k = Knobs()
+    notices = apply_query(k, "rule=deltanet&b=1.8")
+    # applied in the page's order of settings (β before the rule), whatever the link's order
+    assert k.beta == 1.8 and k.rule == "linear"
+    assert len(notices) == 1 and "Rule = deltanet" in notices[0] and "diverges" in notices[0]
+    assert apply_query(Knobs(), "b=1.8&rule=deltanet") == notices
 
 
-def test_theme_never_travels_and_is_ignored():
-    s = Knobs()
-    notices, flags = apply_query(s, "theme=dark&present=1")
-    assert notices == [] and flags["present"] is True
-    assert "theme" not in to_query(s)
+def test_enormous_and_markup_values_are_shortened_plain_text():
+    k = Knobs()
+    notices = apply_query(k, "d=" + "9" * 100_000)
+    assert len(notices) == 1 and len(notices[0]) < 200
+    notices = apply_query(k, "%3Cscript%3Ealert(1)%3C%2Fscript%3E=1&rule=%3Cimg%20src%3Dx%3E")
+    assert "“<script>alert(1)</script>”" in notices[0]  # shown as text by the shell
+    assert all("\n" not in n for n in notices)
 
 
-def test_state_stepping_and_bounds():
-    s = Knobs()
-    for _ in range(20):
-        s.step()
-    assert s.t == s.t_max == 8 and not s.playing
-    s.back()
-    assert s.t == 7
-    s.toggle_play()
-    assert s.playing
-    s.reset()
-    assert (s.t, s.playing) == (0, False)
-    s.jump(5)
-    s.d = 2  # t_max shrinks to 4: t follows
-    assert s.t == 4
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["d", "b", "normalize", "rule", "rules", "t", "x", ""]),
+                          st.text(max_size=40)), max_size=6))
+def test_any_link_gives_a_valid_page_and_one_line_notices(pairs):
+    from urllib.parse import urlencode  # noqa: PLC0415
+
+    k = Knobs()
+    notices = apply_query(k, urlencode(pairs))
+    assert all(isinstance(n, str) and "\n" not in n for n in notices)
+    assert 2 <= k.d <= 16 and 0 <= k.beta <= 2 and k.run.t_max == 2 * k.d
+    assert np.isfinite(k.beta)

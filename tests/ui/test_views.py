@@ -1,75 +1,90 @@
-"""The shared views: Heatmap's borders and colour bar, Readout's fixed size."""
+"""The shared views, the formatters and the CSV writer."""
 
 from __future__ import annotations
+
+import csv
+import io
 
 import numpy as np
 from bokeh.models import ColorBar
 
+from ui.csvfile import to_csv
+from ui.fmt import cell, count, num, plain, ratio, text, vec
+from ui.page import Run
 from ui.views import Heatmap, LinePlot, Readout
 
 
-def test_heatmap_borders_are_grid_lines_sent_only_on_a_new_shape():
-    h = Heatmap("S", 4, 4, row_label="i", col_label="j")
+def run_of(**data) -> Run:
+    t_max = len(next(iter(data.values()))) - 1
+    return Run(t_max=t_max, data=data)
+
+
+def test_heatmap_frames_borders_and_ticks():
+    h = Heatmap("S", "S", row_label="i", col_label="j")
+    m = np.arange(3 * 4 * 4, dtype=float).reshape(3, 4, 4) - 20
+    run = run_of(S=m)
+    h.setup(run)
+    frames = h.frames(run)
+    assert len(frames["image"]) == 3 and np.array_equal(frames["image"][2][0], m[2])
     data = h.grid_source.data
-    assert len(data["x0"]) == 2 * (4 + 1)  # not one outline per cell
-    vertical = [(x0, y0, x1, y1) for x0, y0, x1, y1 in zip(data["x0"], data["y0"], data["x1"],
-                                                             data["y1"]) if x0 == x1]
-    assert sorted(v[0] for v in vertical) == [-0.5, 0.5, 1.5, 2.5, 3.5]
-    assert all((v[1], v[3]) == (-0.5, 3.5) for v in vertical)
-    assert h.borders.glyph.line_color == "#ffffff"
-    # as outlined cells looked: 0.5 at the frame's edge, two 0.5 outlines over each other inside
+    assert len(data["x0"]) == 2 * (4 + 1)  # grid lines, not one outline per cell
     assert sorted(data["alpha"][:5]) == [0.5, 0.5, 0.75, 0.75, 0.75]
-    before = h.grid_source.data
-    h.update(np.ones((4, 4)))
-    assert h.grid_source.data is before  # a step sends nothing for the borders
-    h.update(np.ones((3, 5)))
+    assert (h.mapper.low, h.mapper.high) == (-27.0, 27.0) == (h.bar_mapper.low, h.bar_mapper.high)
+    ticker = h.xticks
+    h.setup(run_of(S=np.ones((2, 3, 5))))
+    assert h.xticks is ticker and ticker.ticks == [0, 1, 2, 3, 4]  # set in place, no new model
     assert len(h.grid_source.data["x0"]) == (3 + 1) + (5 + 1)
-    assert max(h.grid_source.data["x1"]) == 4.5 and max(h.grid_source.data["y1"]) == 2.5
-
-
-def test_heatmap_draws_on_the_overlay_with_its_own_bar_mapper():
-    h = Heatmap("S", 3, 3, row_label="i", col_label="j")
     (bar,) = h.fig.select(type=ColorBar)
     assert bar.color_mapper is h.bar_mapper is not h.mapper
-    assert {r.level for r in (h.cells, h.borders, h.labels, bar)} == {"overlay"}
-    h.set_range(2.5)
-    assert (h.bar_mapper.low, h.bar_mapper.high) == (h.mapper.low, h.mapper.high) == (-2.5, 2.5)
-    assert LinePlot("p", ["a"], x_label="x", y_label="y").marker.level == "overlay"
+    assert {r.level for r in (h.cells, h.labels, bar)} == {"overlay"}
 
 
-def test_heatmap_numbers_show_rounding_residue_as_about_zero():
-    h = Heatmap("erased", 2, 2, row_label="i", col_label="j")
-    h.set_range(1.5)
-    h.update(np.array([[-1.2e-17, 0.0], [0.004, -1.25]]))
-    assert h.source.data["label"] == ["≈0", "0", "4.0e-03", "-1.25"]
-    np.testing.assert_array_equal(h.image_source.data["image"][0][0], [-1.2e-17, 0.0])  # hover
+def test_heatmap_numbers_fit_their_cells_and_residue_reads_about_zero():
+    h = Heatmap("E", "erased", row_label="i", col_label="j")
+    run = run_of(E=np.array([[[-1.2e-17, 0.0], [0.004, -1.25]], [[-0.0081, 150.0], [1, 2]]]),
+                 E_limit=np.array(1.5))
+    h.setup(run)
+    labels = h.frames(run)["label"]
+    assert labels[0] == ["≈0", "0", "4e-3", "-1.25"]
+    assert labels[1] == ["-8e-3", "2e2", "1.00", "2.00"]
+    assert all(len(s) <= 6 for row in labels for s in row)
+    big = Heatmap("B", "big", row_label="i", col_label="j")
+    run = run_of(B=np.ones((2, 9, 9)))
+    big.setup(run)
+    assert not big.labels.visible and big.frames(run)["label"][0] == []  # no text points
+    assert len(big.source.data["x"]) == 0
 
 
-def test_readout_reserves_the_longest_text_and_sends_only_changes():
-    r = Readout()
-    r.fit(["short", "<b>much</b> longer text", "mid text"])
-    assert "much</b> longer text" in r.pane.object and r.object == ""
-    r.show("short")
-    sent = r.pane.object
-    assert r.object == "short" and "visibility:hidden" in sent
-    r.show("short")
-    assert r.pane.object is sent
-    r.show_at(2)  # the fitted texts, by index (a page's text for token t)
-    assert r.object == "mid text" and r.pane.object is not sent
+def test_lineplot_marker_and_text_alternative():
+    p = LinePlot("Memory", {"cache": "kv"}, x="ts", x_label="t", y_label="bytes", marker="ts")
+    run = run_of(ts=np.arange(4), kv=np.array([0.0, 8, 16, 24]))
+    p.setup(run)
+    frames = p.frames(run)
+    assert list(frames["marker"]) == [0, 1, 2, 3] and p.marker.level == "overlay"
+    assert frames["alt"][2] == "Memory: at 2: cache 16"
 
 
-def test_rendered_readout_sets_its_models_text_directly(monkeypatch):
-    """Once rendered, a readout writes the text to its Bokeh models itself (Panel's own update
-    re-derives every property of the pane); the model holds what Panel would have sent."""
-    from bokeh.document import Document
+def test_readout_reserves_the_longest_text():
+    r = Readout("t")
+    frames = r.frames(run_of(t=["short", "<b>much</b> longer text", "mid"]))["text"]
+    assert len(frames) == 3 and all("much</b> longer text" in f for f in frames)
+    assert frames[2].startswith("<div style='display:grid'><div style='grid-area:1/1;min-width:0'>mid<")
 
-    r = Readout()
-    r.fit(["a < b", "longer & longer"])
-    model = r.pane.get_root(Document())
-    panel_updates = []
-    monkeypatch.setattr(r.pane, "_update_object", lambda *args: panel_updates.append(args))
-    r.show("a < b")
-    assert panel_updates == []  # not through Panel's update
-    assert r.object == "a < b" and "a < b" in r.pane.object
-    assert model.text == r.pane._transform_object(r.pane.object)["object"]
-    assert "a &lt; b" in model.text  # escaped, as Panel sends HTML panes' text
+
+def test_formatters():
+    assert [num(0), num(2.0), num(1 / 3), num(123456), num(1e-5)] == [
+        "0", "2", "0.3333", "1.235e+05", "1.000e-05"]
+    assert vec([0.5, 3]) == "(0.5, 3)" and count(1234567.4) == "1,234,567"
+    assert ratio(781.25) == "781.25" and ratio(25000) == "25,000"
+    assert cell(2.17e-16, tiny=1e-9) == "≈0" and cell(-0.0081) == "-8e-3"
+    assert plain("a\x1b[31mb\nc") == "a[31mbc" and len(plain("x" * 100, 10)) == 10
+    assert text('<img src="x" onerror="f()">') == "&lt;img src=&quot;x&quot; onerror=&quot;f()&quot;&gt;"
+
+
+def test_csv_neutralises_formulas_and_keeps_numbers():
+    out = to_csv({"name": ["=HYPERLINK(\"x\")", "+1", "-2.5", "@SUM(A1)", "plain"],
+                  "value": [1, 2.5, -3.0, float("nan"), True]})
+    rows = list(csv.reader(io.StringIO(out)))
+    assert rows[0] == ["name", "value"]
+    assert [r[0] for r in rows[1:]] == ["'=HYPERLINK(\"x\")", "+1", "-2.5", "'@SUM(A1)", "plain"]
+    assert [r[1] for r in rows[1:]] == ["1", "2.5", "-3.0", "nan", "1"]

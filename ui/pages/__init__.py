@@ -29,3 +29,17 @@ PAGES = (
              "A few attention layers among many linear ones: only those grow a cache.",
              "Hybrid models"),
 )
+
+
+def page_class(info: PageInfo):
+    """The Page subclass of ``ui.pages.<info.module>`` whose slug is ``info.slug``."""
+    import importlib  # noqa: PLC0415
+
+    from ui.page import Page  # noqa: PLC0415
+
+    module = importlib.import_module(f"ui.pages.{info.module}")
+    found = [c for c in vars(module).values()
+             if isinstance(c, type) and issubclass(c, Page) and c.slug == info.slug]
+    if len(found) != 1:
+        raise LookupError(f"ui/pages/{info.module}.py: expected one Page with slug {info.slug!r}")
+    return found[0]

@@ -1,0 +1,254 @@
+// The player: steps through the frames of a page's run in the browser, with no Python.
+//
+// A page's Bokeh document holds a ColumnDataSource named "lab-frames": one column per thing
+// that changes with t (t_max + 1 values each), and in its tags the bindings
+// [model, attribute, column] saying where frame t of each column goes ("data.<field>" for a
+// column of a ColumnDataSource). Step, Back, Play, Reset, the timeline, the keys and the
+// link's t all end in show(t), which puts frame t into every bound model; BokehJS repaints.
+// Python (ui/page.py) sends new frames when a setting changes and calls refresh().
+//
+// Also here: the figures' theme and presenter styling (restyle), which must work before
+// Python has started, and takeover(), which swaps the page built ahead of time for the live
+// one. Works in a browser and in node (the pure parts are exported for tests/js).
+"use strict";
+
+(function (global) {
+  // ---- theme and presenter styling of every figure ------------------------------------------
+  const THEMES = {
+    light: { background: "#ffffff", text: "#1f2328", grid: "#e6e8eb", axis: "#57606a", muted: "#6e7781" },
+    dark: { background: "#161b22", text: "#e6edf3", grid: "#30363d", axis: "#b1bac4", muted: "#9da7b3" },
+  };
+  const NEUTRAL = new Set(["#57606a", "#6e7781", "#8c959f", "#444444", "#1f2328", "grey", "gray", "black"]);
+  const PRESENT = { size: 1.45, font: 1.6, line: 1.8 };
+  const bases = new WeakMap();  // model -> {prop: value as the page built it}
+
+  function base(model, prop) {
+    let b = bases.get(model);
+    if (!b) bases.set(model, (b = {}));
+    if (!(prop in b)) b[prop] = model[prop];
+    return b[prop];
+  }
+  function scaled(model, prop, factor) {
+    if (!(prop in model)) return;
+    const b = base(model, prop);
+    if (typeof b === "number") set(model, prop, Math.round(b * factor * 100) / 100);
+    else if (typeof b === "string" && b.endsWith("px")) set(model, prop, `${Math.round(parseFloat(b) * factor)}px`);
+  }
+  function set(model, prop, value) {
+    if (model[prop] !== value) model[prop] = value;
+  }
+  function ink(model, prop, theme, colour) {
+    const b = base(model, prop);
+    if (typeof b === "string" && NEUTRAL.has(b.toLowerCase())) set(model, prop, theme === "light" ? b : colour);
+  }
+
+  // Restyle every figure of a BokehJS document for a theme and the presenter view.
+  function restyle(doc, theme, present) {
+    const c = THEMES[theme] || THEMES.light;
+    const f = present ? PRESENT : { size: 1, font: 1, line: 1 };
+    for (const m of doc.all_models) {
+      if ("background_fill_color" in m && "renderers" in m && "toolbar" in m) {  // a figure
+        for (const p of ["width", "height", "min_width", "min_height"]) if (typeof base(m, p) === "number") scaled(m, p, f.size);
+        set(m, "background_fill_color", c.background);
+        set(m, "border_fill_color", c.background);
+        set(m, "outline_line_color", c.grid);
+      } else if ("axis_label_text_color" in m) {  // an axis
+        set(m, "axis_label_text_color", c.text);
+        set(m, "major_label_text_color", c.axis);
+        for (const p of ["axis_line_color", "major_tick_line_color", "minor_tick_line_color"]) set(m, p, c.axis);
+        set(m, "axis_label_text_font_size", `${Math.round(13 * f.font)}px`);
+        set(m, "major_label_text_font_size", `${Math.round(11 * f.font)}px`);
+        set(m, "axis_label_text_font_style", "normal");
+      } else if ("grid_line_color" in m && "dimension" in m) {
+        set(m, "grid_line_color", c.grid);
+      } else if ("label_text_color" in m && "items" in m) {  // a legend
+        set(m, "background_fill_color", c.background);
+        set(m, "background_fill_alpha", 0.85);
+        set(m, "label_text_color", c.text);
+        set(m, "border_line_color", c.grid);
+        set(m, "inactive_fill_color", c.background);
+        scaled(m, "label_text_font_size", f.font);
+        for (const p of ["glyph_width", "glyph_height", "spacing", "label_height"]) scaled(m, p, f.size);
+      } else if ("color_mapper" in m && "major_label_text_color" in m) {  // a colour bar
+        set(m, "background_fill_color", c.background);
+        set(m, "major_label_text_color", c.axis);
+        set(m, "major_tick_line_color", c.axis);
+        set(m, "major_label_text_font_size", `${Math.round(11 * f.font)}px`);
+        scaled(m, "width", f.size);
+      } else if ("text_color" in m && "x_units" in m && "text" in m) {  // a label
+        scaled(m, "text_font_size", f.font);
+        if (m.background_fill_color == null) ink(m, "text_color", theme, c.muted);
+        else { set(m, "text_color", c.text); set(m, "background_fill_color", c.background); }
+      } else if ("dimension" in m && "location" in m && "line_color" in m) {  // a span
+        scaled(m, "line_width", f.line);
+        ink(m, "line_color", theme, c.muted);
+      } else if ("fill_color" in m && "left" in m && "right" in m && m.name === "lab-veil") {
+        set(m, "fill_color", c.background);  // a veil over what is still to come
+      } else if (m.type === "Line" || m.type === "MultiLine") {
+        scaled(m, "line_width", f.line);
+      } else if (m.type === "Title") {
+        set(m, "text_color", c.text);
+        set(m, "text_font_size", `${Math.round(14 * f.font)}px`);
+      }
+    }
+  }
+
+  // ---- frames -----------------------------------------------------------------------------
+  // The bindings grouped by model: [[model, [[attr, column], ...]], ...].
+  function group(bindings) {
+    const byModel = new Map();
+    for (const [model, attr, column] of bindings) {
+      if (!byModel.has(model)) byModel.set(model, []);
+      byModel.get(model).push([attr, column]);
+    }
+    return [...byModel.entries()];
+  }
+
+  // Put frame t of every column into its model: one assignment per model, so BokehJS sees
+  // one change (and a ColumnDataSource keeps its columns the same length throughout).
+  // "@alt" is a figure's text alternative: set on its element (role img), not on the model.
+  // A Div's text goes straight into its view's element: BokehJS re-renders a Div and lays out
+  // the whole page on every change of its text (20-60 ms a readout, measured); the readouts
+  // keep their size, so the page needs no new layout. The model keeps the text, silently.
+  function apply(groups, columns, t, describe, markup) {
+    for (const [model, attrs] of groups) {
+      const props = {};
+      let data = null;
+      for (const [attr, column] of attrs) {
+        const value = columns[column][t];
+        if (attr === "@alt") { if (describe) describe(model, value); }
+        else if (attr.startsWith("data.")) (data = data || Object.assign({}, model.data))[attr.slice(5)] = value;
+        else if (attr === "text" && markup && markup(model, value)) continue;
+        else props[attr] = value;
+      }
+      if (data) model.data = data;
+      if (Object.keys(props).length) model.setv ? model.setv(props) : Object.assign(model, props);
+    }
+  }
+
+  function clamp(t, tMax) {
+    const n = Math.round(Number(t));
+    return Number.isFinite(n) ? Math.max(0, Math.min(n, tMax)) : 0;
+  }
+
+  // ---- the player -------------------------------------------------------------------------
+  const player = {
+    t: 0, tMax: 0, playing: false, speed: 8, groups: [], stops: [], frames: null, doc: null,
+    bound: new Set(), listeners: [],
+
+    // Find the run in a rendered document; show frame t (kept where it is, within range).
+    attach(doc) {
+      this.doc = doc;
+      this.frames = doc.get_model_by_name("lab-frames");
+      this.refresh();
+    },
+    // The frames changed (a new setting): read them again and show the same t, if it exists.
+    refresh() {
+      const info = (this.frames.tags && this.frames.tags[0]) || {};
+      this.groups = group(info.bindings || []);
+      this.stops = info.stops || [];
+      this.bound = new Set(this.groups.map(([m]) => m));
+      this.tMax = Math.max(0, (this.frames.data.t || [0]).length - 1);
+      this.show(this.t);
+    },
+    show(t) {
+      this.t = clamp(t, this.tMax);
+      if (this.frames) {
+        this.applying = true;
+        try { apply(this.groups, this.frames.data, this.t, describe, markup); } finally { this.applying = false; }
+      }
+      for (const fn of this.listeners) fn(this.t, this.tMax);
+    },
+    step() {
+      if (this.t < this.tMax) this.show(this.t + 1);
+      else this.pause();
+    },
+    back() { this.pause(); this.show(this.t - 1); },
+    reset() { this.pause(); this.show(0); },
+    seek(t) { this.show(t); },
+    // The next / previous named stop (t = 0, t = d, …) after or before t.
+    jump(direction) {
+      const ts = [...new Set([0, ...this.stops.map((s) => s[1]), this.tMax])].sort((a, b) => a - b);
+      const next = direction > 0 ? ts.find((s) => s > this.t) : ts.reverse().find((s) => s < this.t);
+      if (next !== undefined) { this.pause(); this.show(next); }
+    },
+    toggle() { this.playing ? this.pause() : this.play(); },
+    play() {
+      if (this.t >= this.tMax) this.show(0);
+      this.playing = true;
+      let last = -Infinity;
+      const reduce = global.matchMedia && global.matchMedia("(prefers-reduced-motion: reduce)").matches;
+      const tick = (now) => {
+        if (!this.playing) return;
+        const rate = reduce ? Math.min(this.speed, 2) : this.speed;  // calm motion when asked
+        if (now - last >= 1000 / rate - 4) {  // within 4 ms of due: this frame
+          last = now;
+          this.step();
+        }
+        if (this.playing) global.requestAnimationFrame(tick);
+      };
+      global.requestAnimationFrame(tick);
+      for (const fn of this.listeners) fn(this.t, this.tMax);
+    },
+    pause() {
+      if (!this.playing) return;
+      this.playing = false;
+      for (const fn of this.listeners) fn(this.t, this.tMax);
+    },
+    onChange(fn) { this.listeners.push(fn); },
+
+    // Changes the player makes are the browser's own: Python's copy of a bound model is
+    // never read, so they are not sent back through Panel's link (it would put Python on
+    // the path of every step).
+    guard(jsdoc) {
+      const onChange = jsdoc.on_change.bind(jsdoc);
+      jsdoc.on_change = (callback, ...rest) => onChange((event) => {
+        if (this.applying || (event && this.bound.has(event.model))) return;
+        callback(event);
+      }, ...rest);
+    },
+
+    // The live page (rendered out of sight) replaces the page built ahead of time in one
+    // frame, at the same t, theme and view.
+    takeover(jsdoc, restyleNow) {
+      this.pause();
+      const t = this.t;
+      this.attach(jsdoc);
+      this.show(t);
+      if (restyleNow) restyleNow(jsdoc);
+    },
+  };
+
+  // The view of a model in the page (null in node or before it is rendered), remembered.
+  const views = new WeakMap();
+  function viewOf(model) {
+    let view = views.get(model);
+    if (view && view.el && view.el.isConnected) return view;
+    view = null;
+    for (const root of (global.Bokeh && global.Bokeh.index) || []) {
+      view = root.owner && root.owner.find_one(model);
+      if (view) break;
+    }
+    if (view) views.set(model, view);
+    return view;
+  }
+  function describe(model, text) {
+    const view = viewOf(model);
+    if (view && view.el) {
+      view.el.setAttribute("role", "img");
+      view.el.setAttribute("aria-label", String(text));
+    }
+  }
+  function markup(model, text) {
+    const view = model.type === "Div" && !model.render_as_text ? viewOf(model) : null;
+    if (!view || !view.markup_el) return false;
+    model.setv({ text }, { silent: true });
+    view.markup_el.innerHTML = text;
+    return true;
+  }
+
+  const api = { player, restyle, apply, group, clamp, THEMES };
+  global.labPlayer = player;
+  global.labRestyle = restyle;
+  if (typeof module === "object" && module.exports) module.exports = api;
+})(typeof window !== "undefined" ? window : globalThis);

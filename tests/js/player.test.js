@@ -1,0 +1,116 @@
+// The browser player (assets/player.js) in node: frames applied per model, clamping, stops,
+// the guard that keeps the player's own changes from Python, and the theme restyle.
+"use strict";
+const test = require("node:test");
+const assert = require("node:assert/strict");
+const path = require("node:path");
+
+global.window = undefined;
+const { player, apply, group, clamp, restyle } = require(path.join(__dirname, "..", "..", "assets", "player.js"));
+
+// Minimal stand-ins for BokehJS models: a data source (data) and a model with setv.
+function source(data) {
+  const s = { sets: 0, set data(v) { this._d = v; this.sets += 1; }, get data() { return this._d; } };
+  s.data = data;
+  return s;
+}
+function model(props) { return Object.assign({ setv(p) { Object.assign(this, p); this.calls = (this.calls || 0) + 1; } }, props); }
+
+test("apply puts frame t of each column into its model, one assignment per model", () => {
+  const cells = source({ x: [0, 1], label: ["a", "b"], ink: ["k", "k"] });
+  cells.sets = 0;
+  const span = model({ location: 0 });
+  const columns = { "0:label": [["a", "b"], ["c", "d"]], "0:ink": [["k", "k"], ["w", "k"]], "1:m": [0, 7] };
+  const groups = group([[cells, "data.label", "0:label"], [cells, "data.ink", "0:ink"], [span, "location", "1:m"]]);
+  apply(groups, columns, 1);
+  assert.deepEqual(cells.data, { x: [0, 1], label: ["c", "d"], ink: ["w", "k"] });
+  assert.equal(cells.sets, 1);
+  assert.equal(span.location, 7);
+  assert.equal(span.calls, 1);
+});
+
+test("text alternatives go to the describe callback, not to the model", () => {
+  const fig = model({});
+  const seen = [];
+  apply(group([[fig, "@alt", "a"]]), { a: ["zero", "one"] }, 1, (m, text) => seen.push([m, text]));
+  assert.deepEqual(seen, [[fig, "one"]]);
+  assert.equal(fig.calls, undefined);
+});
+
+test("clamp keeps t within the run and reads nonsense as 0", () => {
+  assert.deepEqual([clamp(-3, 5), clamp(9, 5), clamp("2", 5), clamp("x", 5), clamp(2.6, 5)], [0, 5, 2, 0, 3]);
+});
+
+function fakeDoc(frames) {
+  const models = [frames];
+  return { all_models: new Set(models), get_model_by_name: (n) => (n === "lab-frames" ? frames : null) };
+}
+
+test("the player steps, stops at the end, goes back, resets and jumps between named stops", () => {
+  const span = model({ location: -1 });
+  const frames = source({ t: [0, 1, 2, 3, 4], "0:m": [10, 11, 12, 13, 14] });
+  frames.tags = [{ bindings: [[span, "location", "0:m"]], stops: [["t = d", 2]] }];
+  const seen = [];
+  player.listeners = [];
+  player.onChange((t, tMax) => seen.push(`${t}/${tMax}`));
+  player.t = 0;
+  player.attach(fakeDoc(frames));
+  assert.equal(span.location, 10);
+  player.step(); player.step();
+  assert.equal(span.location, 12);
+  player.seek(99);
+  assert.equal(player.t, 4);
+  player.step();  // at the end: stays
+  assert.equal(player.t, 4);
+  player.back();
+  assert.equal(span.location, 13);
+  player.jump(-1);
+  assert.equal(player.t, 2);
+  player.jump(-1);
+  assert.equal(player.t, 0);
+  player.jump(1);
+  assert.equal(player.t, 2);
+  player.reset();
+  assert.equal(player.t, 0);
+  assert.deepEqual(seen.slice(0, 3), ["0/4", "1/4", "2/4"]);
+  // new frames (a new setting) with a shorter run: t is kept where it still exists
+  player.seek(4);
+  frames.data = { t: [0, 1, 2], "0:m": [20, 21, 22] };
+  player.refresh();
+  assert.equal(player.t, 2);
+  assert.equal(span.location, 22);
+});
+
+test("the guard keeps the player's own changes from Python's link", () => {
+  const span = model({ location: 0 });
+  const frames = source({ t: [0, 1], "0:m": [5, 6] });
+  frames.tags = [{ bindings: [[span, "location", "0:m"]] }];
+  const sent = [];
+  const jsdoc = { on_change(cb) { this.cb = cb; } };
+  player.guard(jsdoc);
+  jsdoc.on_change((e) => sent.push(e));
+  player.attach(fakeDoc(frames));
+  jsdoc.cb({ model: span, attr: "location" });  // a bound model: the browser's own
+  const widget = {};
+  jsdoc.cb({ model: widget, attr: "value" });  // a setting: goes to Python
+  assert.deepEqual(sent, [{ model: widget, attr: "value" }]);
+});
+
+test("restyle follows the theme and scales for the presenter view, and back exactly", () => {
+  const fig = model({ background_fill_color: "#fff", border_fill_color: "#fff", outline_line_color: "#eee",
+    renderers: [], toolbar: {}, width: 300, height: 200 });
+  const axis = model({ axis_label_text_color: "#000", major_label_text_color: "#000", axis_line_color: "#000",
+    major_tick_line_color: "#000", minor_tick_line_color: "#000", axis_label_text_font_size: "13px",
+    major_label_text_font_size: "11px", axis_label_text_font_style: "italic" });
+  const span = model({ dimension: "height", location: 1, line_color: "#6e7781", line_width: 1.5 });
+  const doc = { all_models: new Set([fig, axis, span]) };
+  restyle(doc, "dark", true);
+  assert.equal(fig.background_fill_color, "#161b22");
+  assert.deepEqual([fig.width, fig.height], [435, 290]);
+  assert.equal(axis.major_label_text_font_size, "18px");
+  assert.equal(span.line_color, "#9da7b3");
+  assert.equal(span.line_width, 2.7);
+  restyle(doc, "light", false);
+  assert.deepEqual([fig.width, fig.height, span.line_width, span.line_color], [300, 200, 1.5, "#6e7781"]);
+  assert.equal(fig.background_fill_color, "#ffffff");
+});

@@ -1,0 +1,252 @@
+"""The chunkwise form: chunk by chunk == the recurrence, its pieces, and the cost of the three forms."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sim_helpers import make_inputs, make_params
+
+import sim
+from sim.chunkwise import CHUNKWISE_RULES, chunkwise_cost, run_chunkwise
+from sim.parallel import run_parallel
+from sim.scenarios import worked_example
+
+DELTA = ("deltanet", "gated_deltanet", "kda")
+
+
+def assert_close(actual: np.ndarray, expected: np.ndarray) -> None:
+    np.testing.assert_allclose(actual, expected, rtol=1e-10, atol=1e-10)
+
+
+def test_supported_rules() -> None:
+    assert CHUNKWISE_RULES == tuple(r for r in sim.RULES if r != "softmax")
+
+
+@settings(max_examples=300, deadline=None)
+@given(rule=st.sampled_from(CHUNKWISE_RULES), T=st.integers(1, 40), C=st.integers(1, 45),
+       d_k=st.integers(1, 6), d_v=st.integers(1, 5), seed=st.integers(0, 10_000),
+       low=st.sampled_from([0.05, 0.5, 1.0]), with_initial=st.booleans())
+def test_chunkwise_equals_recurrent(rule: str, T: int, C: int, d_k: int, d_v: int, seed: int,
+                                    low: float, with_initial: bool) -> None:
+    q, k, v = make_inputs(T, d_k, d_v, seed)
+    params = make_params(rule, T, d_k, seed, low=low)
+    if with_initial:
+        params["initial_state"] = np.random.default_rng(seed).standard_normal((d_k, d_v))
+    recurrent = sim.run(rule, q, k, v, **params)
+    chunked = run_chunkwise(rule, q, k, v, chunk_size=C, **params)
+
+    n_chunks = math.ceil(T / C)
+    assert chunked.n_chunks == n_chunks
+    assert chunked.starts.tolist() == [*range(0, T, C), T]
+    assert chunked.outputs.shape == (T, d_v)
+    assert chunked.boundary_states.shape == (n_chunks + 1, d_k, d_v)
+    assert [a.shape for a in chunked.scores] == [
+        (min(C, T - s),) * 2 for s in range(0, T, C)]
+    assert_close(chunked.outputs, recurrent.outputs)
+    assert_close(chunked.boundary_states[1:], recurrent.states[chunked.starts[1:] - 1])
+    assert_close(chunked.boundary_states[0], params.get("initial_state", np.zeros((d_k, d_v))))
+    assert_close(chunked.final_state, recurrent.final_state)
+    assert_close(chunked.inter + chunked.intra, chunked.outputs)
+    if rule in DELTA:
+        # the WY/UT form writes exactly what the recurrence writes: β_t (v_t − Sᵀk_t)
+        assert_close(chunked.written, params["beta"][:, None] * recurrent.errors)
+        assert len(chunked.transforms) == n_chunks
+
+
+@pytest.mark.parametrize("feature_map", ["identity", "elu+1"])
+@pytest.mark.parametrize("C", [1, 2, 4, 9, 20])
+def test_linear_options(feature_map: str, C: int) -> None:
+    rng = np.random.default_rng(C)
+    q, k = rng.uniform(0.1, 1, (9, 4)), rng.uniform(0.1, 1, (9, 4))
+    v = rng.standard_normal((9, 3))
+    params = {"feature_map": feature_map, "normalize": True,
+              "initial_state": rng.standard_normal((4, 3)), "initial_z": rng.uniform(0, 1, 4)}
+    recurrent = sim.run("linear", q, k, v, **params)
+    chunked = run_chunkwise("linear", q, k, v, chunk_size=C, **params)
+    assert_close(chunked.outputs, recurrent.outputs)
+    assert_close(chunked.boundary_z[1:], recurrent.z[chunked.starts[1:] - 1])
+    assert_close((chunked.inter + chunked.intra) / chunked.normalizers[:, None],
+                 chunked.outputs)
+    unnormalised = run_chunkwise("linear", q, k, v, chunk_size=C, feature_map=feature_map)
+    assert unnormalised.normalizers is None
+    assert_close(unnormalised.outputs, run_parallel("linear", q, k, v, feature_map=feature_map))
+
+
+def test_worked_example_by_hand() -> None:
+    s = worked_example()
+    # One chunk of two tokens: the masked matrix alone. S = [[2, 4], [0, 4]], qᵀS = (2, 12).
+    one = run_chunkwise("linear", s.q, s.k, s.v, chunk_size=2)
+    np.testing.assert_array_equal(one.outputs[1], [2.0, 12.0])
+    np.testing.assert_array_equal(one.scores[0], [[1.0, 0.0], [1.0, 3.0]])  # q·k₁ = 1, q·k₂ = 3
+    np.testing.assert_array_equal(one.inter, 0.0)
+    np.testing.assert_array_equal(one.final_state, [[2.0, 4.0], [0.0, 4.0]])
+    # Chunks of one: token 2 reads the carried S₁ = k₁v₁ᵀ, (2, 0), plus its own 3·v₂ = (0, 12).
+    two = run_chunkwise("linear", s.q, s.k, s.v, chunk_size=1)
+    np.testing.assert_array_equal(two.inter[1], [2.0, 0.0])
+    np.testing.assert_array_equal(two.intra[1], [0.0, 12.0])
+    np.testing.assert_array_equal(two.boundary_states[1], [[2.0, 0.0], [0.0, 0.0]])
+    normalised = run_chunkwise("linear", s.q, s.k, s.v, chunk_size=2, normalize=True)
+    np.testing.assert_array_equal(normalised.normalizers, [1.0, 4.0])  # q·z = 4 at token 2
+    np.testing.assert_array_equal(normalised.outputs[1], [0.5, 3.0])
+
+
+def test_delta_rule_wy_by_hand() -> None:
+    # Two equal unit keys, β = 1: the second write replaces the first under the same key.
+    q = k = np.array([[1.0, 0.0], [1.0, 0.0]])
+    v = np.array([[2.0, 0.0], [0.0, 4.0]])
+    trace = run_chunkwise("deltanet", q, k, v, chunk_size=2, beta=1.0)
+    # L = [[0, 0], [1, 0]], T_ut = (I + L)⁻¹ = [[1, 0], [-1, 1]]: u₂ = v₂ − v₁
+    np.testing.assert_array_equal(trace.transforms[0], [[1.0, 0.0], [-1.0, 1.0]])
+    np.testing.assert_array_equal(trace.written, [[2.0, 0.0], [-2.0, 4.0]])
+    np.testing.assert_array_equal(trace.outputs[1], [0.0, 4.0])  # the latest value only
+    np.testing.assert_array_equal(trace.final_state, [[0.0, 4.0], [0.0, 0.0]])
+
+
+@pytest.mark.parametrize("rule,ungated", [("retnet", "linear"), ("mamba2", "linear"),
+                                          ("gla", "linear"), ("gated_deltanet", "deltanet"),
+                                          ("kda", "deltanet")])
+def test_gates_at_one_reduce_to_ungated(rule: str, ungated: str) -> None:
+    q, k, v = make_inputs(13, 4, 3, 5)
+    gates = {"gamma": 1.0} if rule == "retnet" else {"alpha": 1.0}
+    beta = {"beta": np.linspace(0.1, 1.5, 13)} if ungated == "deltanet" else {}
+    gated = run_chunkwise(rule, q, k, v, chunk_size=4, **gates, **beta)
+    plain = run_chunkwise(ungated, q, k, v, chunk_size=4, **beta)
+    assert_close(gated.outputs, plain.outputs)
+    assert_close(gated.boundary_states, plain.boundary_states)
+
+
+@pytest.mark.parametrize("rule", DELTA)
+def test_delta_rule_with_zero_beta_never_writes(rule: str) -> None:
+    q, k, v = make_inputs(10, 3, 2, 1)
+    params = make_params(rule, 10, 3, 1)
+    params["beta"] = 0.0
+    trace = run_chunkwise(rule, q, k, v, chunk_size=3, **params)
+    np.testing.assert_array_equal(trace.boundary_states, 0.0)
+    np.testing.assert_array_equal(trace.outputs, 0.0)
+
+
+def test_orthonormal_keys_delta_writes_what_linear_writes() -> None:
+    k = np.eye(4)
+    rng = np.random.default_rng(0)
+    q, v = rng.standard_normal((4, 4)), rng.standard_normal((4, 3))
+    delta = run_chunkwise("deltanet", q, k, v, chunk_size=3, beta=1.0)
+    linear = run_chunkwise("linear", q, k, v, chunk_size=3)
+    assert_close(delta.outputs, linear.outputs)
+    assert_close(delta.written, v)
+
+
+def test_strong_decay_over_long_chunks_stays_finite() -> None:
+    # Products of small gates reach ~1e-80 inside a chunk; nothing is ever divided by them.
+    q, k, v = make_inputs(64, 3, 2, 2)
+    alpha = np.full((64, 3), 0.05)
+    recurrent = sim.run("kda", q, k, v, alpha=alpha, beta=1.0)
+    chunked = run_chunkwise("kda", q, k, v, chunk_size=64, alpha=alpha, beta=1.0)
+    assert np.all(np.isfinite(chunked.outputs))
+    assert_close(chunked.outputs, recurrent.outputs)
+
+
+def test_bad_input_names_the_argument() -> None:
+    q, k, v = make_inputs(5, 2, 2, 0)
+    with pytest.raises(ValueError, match="chunk_size"):
+        run_chunkwise("linear", q, k, v, chunk_size=0)
+    with pytest.raises(ValueError, match="rule"):
+        run_chunkwise("softmax", q, k, v, chunk_size=2)
+    with pytest.raises(ValueError, match="alpha"):
+        run_chunkwise("mamba2", q, k, v, chunk_size=2, alpha=1.5)
+    with pytest.raises(ValueError, match="beta"):
+        run_chunkwise("deltanet", q, k, v, chunk_size=2)
+    with pytest.raises(ValueError, match="gamma: not a parameter"):
+        run_chunkwise("linear", q, k, v, chunk_size=2, gamma=0.5)
+    with pytest.raises(ValueError, match="k: expected shape"):
+        run_chunkwise("linear", q, k[:3], v, chunk_size=2)
+    with pytest.raises(ValueError, match="normalize"):
+        run_chunkwise("linear", q, np.zeros_like(k), v, chunk_size=2, normalize=True)
+    with pytest.raises(sim.DivergenceError), np.errstate(over="ignore"):
+        run_chunkwise("linear", q, k, v * 1e200, chunk_size=2)
+
+
+# ---------------------------------------------------------------------------------------------
+# Cost of the three forms, against a literal count.
+
+def literal_counts(T: int, C: int, d_k: int, d_v: int) -> dict[str, int]:
+    """Count every multiply-add (2 operations) of each form by walking its loops."""
+    counts = dict.fromkeys(("recurrent", "parallel", "chunkwise"), 0)
+    for _t in range(T):
+        for _i in range(d_k):
+            for _j in range(d_v):
+                counts["recurrent"] += 2 + 2  # S_ij += k_i v_j; o_j += S_ij q_i
+    for _t in range(T):
+        for _s in range(T):
+            counts["parallel"] += 2 * d_k  # score q_t·k_s (the full square, masked afterwards)
+            counts["parallel"] += 2 * d_v  # o_t += A_ts v_s
+    peak = 0
+    for start in range(0, T, C):
+        n = min(C, T - start)
+        peak = max(peak, n * n + d_k * d_v)  # this chunk's scores beside the carried state
+        for _t in range(n):
+            for _s in range(n):
+                counts["chunkwise"] += 2 * d_k + 2 * d_v  # intra: score, then blend
+            counts["chunkwise"] += 2 * d_k * d_v  # inter: o_t += (S_[c])ᵀ q_t
+        for _s in range(n):
+            counts["chunkwise"] += 2 * d_k * d_v  # carry: S += k_s v_sᵀ
+    counts["chunkwise_numbers"] = peak
+    counts["n_chunks"] = len(range(0, T, C))
+    return counts
+
+
+@pytest.mark.parametrize("T,C,d_k,d_v", [(1, 1, 1, 1), (7, 3, 2, 3), (8, 4, 3, 3), (5, 9, 2, 1),
+                                         (12, 1, 2, 2), (12, 12, 4, 2), (13, 5, 3, 4)])
+def test_cost_formulas_match_a_literal_count(T: int, C: int, d_k: int, d_v: int) -> None:
+    cost = chunkwise_cost(T, C, d_k, d_v)
+    counts = literal_counts(T, C, d_k, d_v)
+    assert cost.recurrent_ops == counts["recurrent"]
+    assert cost.parallel_ops == counts["parallel"]
+    assert cost.chunkwise_ops == counts["chunkwise"]
+    assert cost.chunkwise_numbers == counts["chunkwise_numbers"]
+    assert cost.n_chunks == cost.chunkwise_steps == counts["n_chunks"]
+    assert (cost.recurrent_numbers, cost.parallel_numbers) == (d_k * d_v, T * T)
+    assert (cost.recurrent_steps, cost.parallel_steps) == (T, 1)
+
+
+def test_cost_matches_the_chunks_a_run_builds() -> None:
+    q, k, v = make_inputs(23, 3, 2, 0)
+    trace = run_chunkwise("linear", q, k, v, chunk_size=5)
+    cost = chunkwise_cost(23, 5, 3, 2)
+    scores_numbers = sum(a.size for a in trace.scores)  # Σ n_c²
+    assert cost.chunkwise_ops == 2 * (3 + 2) * scores_numbers + 4 * 23 * 3 * 2
+    assert cost.chunkwise_numbers == max(a.size for a in trace.scores) + 3 * 2
+    assert cost.n_chunks == trace.n_chunks
+
+
+def test_cost_limits_and_vectorised() -> None:
+    T, d = 4096, 64
+    # C = T: the parallel form plus reading and carrying the state
+    assert chunkwise_cost(T, T, d).chunkwise_ops == (chunkwise_cost(T, T, d).parallel_ops
+                                                     + 4 * T * d * d)
+    # C = 1: the recurrence plus one 1 × 1 score per token
+    assert chunkwise_cost(T, 1, d).chunkwise_ops == (chunkwise_cost(T, 1, d).recurrent_ops
+                                                     + 2 * T * 2 * d)
+    Ts = np.array([256, 1024, 4096])
+    Cs = np.array([[16], [64]])
+    cost = chunkwise_cost(Ts, Cs, d)
+    assert cost.chunkwise_ops.shape == (2, 3)
+    np.testing.assert_array_equal(cost.chunkwise_ops, 2 * Ts * Cs * 2 * d + 4 * Ts * d * d)
+    np.testing.assert_array_equal(cost.n_chunks, Ts // Cs)
+    np.testing.assert_array_equal(cost.parallel_numbers, np.broadcast_to(Ts * Ts, (2, 3)))
+    # chunkwise work grows linearly in T for a fixed C, the parallel form quadratically
+    assert cost.chunkwise_ops[0, 2] == 16 * cost.chunkwise_ops[0, 0]
+    assert cost.parallel_ops[0, 2] == 256 * cost.parallel_ops[0, 0]
+    # the causal half of the parallel form is the attention total of sim.cost
+    assert (T * (T + 1) * 2 * d) == sim.cost.cumulative_attention_ops(T, d)
+
+
+@pytest.mark.parametrize("bad", [0, -3, 2.5, float("nan"), "8", True, [], 2.0**40])
+def test_cost_rejects_bad_sizes(bad: object) -> None:
+    with pytest.raises(ValueError, match="^C:"):
+        chunkwise_cost(16, bad, 4)
+    with pytest.raises(ValueError, match="^T:"):
+        chunkwise_cost(bad, 4, 4)

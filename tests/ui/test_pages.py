@@ -1,0 +1,129 @@
+"""What every page must do, generated from each page's declared settings: every control changes
+the picture, jumping equals stepping, links round-trip and refuse bad values with a notice,
+nothing from a link is ever shown as markup, the CSV is a table, the frames cover every t."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from helpers import other_values, picture, same
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ui.app import document_json, prerender
+from ui.pages import PAGES, page_class
+from ui.urlstate import apply_query, to_query
+
+CLASSES = {info.slug: page_class(info) for info in PAGES}
+SETTINGS = [(slug, name) for slug, cls in CLASSES.items() for name in cls.settings()]
+MARKUP = '<img src="x" onerror="window.__xss=1">'
+
+
+@pytest.fixture(scope="module")
+def pages():
+    """One built page per slug, shared by the read-only tests of this module."""
+    return {slug: cls() for slug, cls in CLASSES.items()}
+
+
+@pytest.mark.parametrize("slug, name", SETTINGS)
+def test_every_control_changes_the_picture(build, slug, name):
+    page = build(CLASSES[slug], **CLASSES[slug].only_with.get(name, {}))
+    page.show(min(3, page.run.t_max))
+    before = picture(page)
+    for value in other_values(page, name):  # the nearest value these settings can run with
+        setattr(page, name, value)
+        if not page.notice:
+            break
+        page.notice = ""
+    assert getattr(page, name) == value, f"{slug}: no other value of {name} runs"
+    assert not same(picture(page), before), f"{slug}: changing {name} changed nothing"
+
+
+@pytest.mark.parametrize("slug", CLASSES)
+def test_jump_equals_stepping_and_frames_cover_every_t(build, slug):
+    page, other = build(CLASSES[slug]), build(CLASSES[slug])
+    n = page.run.t_max + 1
+    assert all(len(column) == n for column in page.frames.data.values())
+    t = page.run.t_max
+    for s in range(t + 1):
+        page.show(s)
+    other.show(t)
+    assert same(picture(page), picture(other))
+    page.show(t + 10)  # beyond the run: the last frame
+    assert page.t == t
+
+
+@pytest.mark.parametrize("slug", CLASSES)
+def test_link_round_trip(build, slug):
+    page = build(CLASSES[slug])
+    for name in page.settings():
+        for value in other_values(page, name):
+            setattr(page, name, value)
+            if not page.notice:
+                break
+            page.notice = ""
+    query = to_query(page)
+    fresh = build(CLASSES[slug])
+    assert apply_query(fresh, query) == []
+    assert fresh.settings_now() == page.settings_now()
+    assert same(picture(fresh)["frames"], picture(page)["frames"])
+
+
+@pytest.mark.parametrize("slug", CLASSES)
+def test_bad_link_values_are_named_and_the_rest_applies(build, slug):
+    page = build(CLASSES[slug])
+    defaults = page.settings_now()
+    name = page.settings()[0]
+    key = page.link_keys.get(name, name)
+    notices = apply_query(page, f"{key}=%F0%9F%A6%84zzz&{key}=also-bad&nonsense=1&t=4")
+    assert page.settings_now() == defaults
+    text = " ".join(notices)
+    assert "nonsense" in text and key in text and "more than once" in text
+    assert "t" not in [n.split("=")[0] for n in notices]  # t belongs to the browser's player
+
+
+@pytest.mark.parametrize("slug", CLASSES)
+def test_markup_in_a_link_is_never_markup(build, slug):
+    """Notices are plain text (the shell shows them with textContent); no HTML the page makes
+    may contain the markup raw."""
+    page = build(CLASSES[slug])
+    name = page.settings()[0]
+    key = page.link_keys.get(name, name)
+    from urllib.parse import quote  # noqa: PLC0415
+
+    notices = apply_query(page, f"{key}={quote(MARKUP)}&{quote(MARKUP)}=1")
+    assert len(notices) == 2 and all("\n" not in n for n in notices)
+    assert MARKUP not in document_json(page.layout, "lab-app")
+
+
+@pytest.mark.parametrize("slug", CLASSES)
+def test_csv_is_one_table(pages, slug):
+    rows = list(csv.reader(io.StringIO(pages[slug].csv())))
+    assert len(rows) >= 2 and len({len(r) for r in rows}) == 1
+    assert all(not cell.startswith(("=", "+", "@")) for row in rows for cell in row)
+
+
+@pytest.mark.parametrize("slug", CLASSES)
+def test_built_ahead_of_time(slug):
+    ahead = prerender(CLASSES[slug])
+    doc = json.loads(ahead["doc"])
+    names = [r.get("attributes", {}).get("name") for r in doc["doc"]["roots"]]
+    assert doc["target_id"] == "lab-app" and names
+    assert '"name":"lab-frames"' in ahead["doc"].replace(" ", "")
+    assert "https://" not in ahead["doc"]
+    assert ahead["csv"].count("\n") >= 2 and ahead["t_max"] >= 1
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(query=st.text(max_size=300))
+def test_any_query_gives_notices_never_an_error(pages, query):
+    for page in pages.values():
+        before = page.settings_now()
+        notices = apply_query(page, query)
+        assert all(isinstance(n, str) and "\n" not in n for n in notices)
+        for name, value in before.items():  # put the shared page back
+            if getattr(page, name) != value:
+                setattr(page, name, value)

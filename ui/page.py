@@ -1,0 +1,248 @@
+"""One page lifecycle: settings in, a whole run out, views bound to its columns.
+
+A page is
+- settings: its own ``param`` parameters, labelled in words ("Write strength β"); they travel
+  in the link (under ``link_keys`` short names where a page gives them);
+- ``compute()``: pure, settings -> ``Run``: every plotted quantity as arrays over t, the
+  readout texts per t, and the table behind the CSV;
+- ``make_views()``: the views (``ui.views``) bound to columns of the Run, and ``body()``, how
+  they and the controls are arranged.
+
+This base class owns the rest: recomputing on a settings change, keeping the last good run and
+naming the value when a change cannot run, the notice, the CSV and the frames the browser
+steps through. Python runs only when a setting changes: the browser's player
+(assets/player.js) puts frame t of the current run into the views on every step.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+import panel as pn
+import param
+from bokeh.models import ColumnDataSource, Div
+
+from ui.csvfile import to_csv
+from ui.fmt import plain as text
+from ui.theme import style_widget
+
+# What a page's settings may fail with when they cannot run (sim raises ValueError, which
+# DivergenceError is, for every bad input; the rest are the arithmetic of a huge setting).
+SETTINGS_ERRORS = (ValueError, ArithmeticError, MemoryError, RecursionError)
+
+
+@dataclass
+class Run:
+    """Everything a page shows for one setting, for every t = 0 … t_max.
+
+    ``data``: named arrays and lists; a view reads the keys it was given. What changes with t
+    has t_max + 1 entries along its first axis. ``table``: the CSV's columns (one row each).
+    ``info``: a remark about these settings shown above the plots ("" for none).
+    """
+
+    t_max: int
+    data: dict[str, Any]
+    table: dict[str, list] = field(default_factory=dict)
+    info: str = ""
+
+
+class Page(param.Parameterized):
+    """Base of the lesson pages. Subclasses add settings, ``compute``, ``make_views``, ``body``."""
+
+    title: ClassVar[str] = "Linear Attention Lab"
+    slug: ClassVar[str] = "page"
+    link_keys: ClassVar[dict[str, str]] = {}  # setting -> its key in the link, where shorter
+    stops: ClassVar[tuple[tuple[str, str], ...]] = ()  # (name, key of run.data) for named stops
+    # A setting that only shows with others set so ({"rho": {"keys": "correlated"}}), and values
+    # to try for settings no generic rule can invent (a model): for the generated tests.
+    only_with: ClassVar[dict[str, dict[str, Any]]] = {}
+    examples: ClassVar[dict[str, list]] = {}
+
+    notice = param.String("", precedence=-1, doc="A message for the user (plain text)")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.batch = contextlib.nullcontext  # in the browser: one patch per action
+        self.after_apply = None  # in the browser: tells the player the frames changed
+        self.t = 0
+        self.alt: dict[str, str] = {}  # figure id -> its text alternative at t
+        self.controls_ready = True  # False in the page built ahead of time (no Python yet)
+        self.widgets: list = []
+        self.info = Div(text="", visible=False, css_classes=["lab-info"],
+                        sizing_mode="stretch_width")
+        self.views = self.make_views()
+        self.frames = ColumnDataSource(name="lab-frames")
+        bindings = []
+        for i, view in enumerate(self.views):
+            bindings += [[model, attr, f"{i}:{key}"] for model, attr, key in view.bindings]
+        self._bindings = bindings
+        # The frames travel with the document through a reference from the info box (a model
+        # is part of a document when a model in it refers to it); the player finds them by name.
+        self.info.tags = [self.frames]
+        self._good = self.settings_now()
+        self._reverting = self._quiet = False
+        self._own_notice = self._error = ""
+        self.run = self.compute()  # the defaults must run
+        self._apply(self.run)
+        self.param.watch(self._changed, self.settings())
+        self._layout = None
+
+    # What a page provides ------------------------------------------------------------------
+    def compute(self) -> Run:
+        raise NotImplementedError
+
+    def make_views(self) -> list:
+        raise NotImplementedError
+
+    def body(self) -> pn.viewable.Viewable:
+        raise NotImplementedError
+
+    # Settings -------------------------------------------------------------------------------
+    @classmethod
+    def settings(cls) -> list[str]:
+        """The page's settings: its parameters that a user sets (in declaration order)."""
+        return [n for n, p in cls.param.objects("existing").items()
+                if n != "name" and (p.precedence is None or p.precedence >= 0)]
+
+    def settings_now(self) -> dict[str, Any]:
+        return {n: getattr(self, n) for n in self.settings()}
+
+    def label(self, name: str) -> str:
+        return self.param[name].label or name
+
+    def widget(self, name: str, kind=None, **kwargs):
+        """A Panel widget for setting ``name`` (its label in words), registered so the page
+        built ahead of time can show it waiting for Python."""
+        w = (kind.from_param(self.param[name], **kwargs) if kind is not None
+             else pn.panel(self.param[name], **kwargs))
+        self.widgets.append(style_widget(w))
+        return w
+
+    def _changed(self, *events) -> None:
+        if self._reverting or self._quiet:
+            return
+        with self.batch():
+            try:
+                run = self.compute()
+            except SETTINGS_ERRORS as err:
+                what = ", ".join(f"{self.label(e.name)} = {text(e.new, 40)}" for e in events)
+                self._error = text(err, 200)  # what a link's notice quotes (apply_link_settings)
+                self._own_notice = (f"Kept the previous settings: {what} cannot run here "
+                                    f"({self._error}).")
+                self.notice = self._own_notice
+                self._revert()
+                return
+            self._good = self.settings_now()
+            if self._own_notice and self.notice == self._own_notice:
+                self.notice = ""
+            self._own_notice = ""
+            self._apply(run)
+        if self.after_apply is not None:
+            self.after_apply()
+
+    def apply_link_settings(self, updates: dict[str, Any]) -> list[str]:
+        """Apply a link's settings with one recompute; if together they cannot run, apply them
+        one by one and name each that cannot. Returns the notices."""
+        if not updates:
+            return []
+        self._quiet = True  # no recompute per setting (a page's own watchers still run)
+        try:
+            for name, value in self._in_order(updates):
+                setattr(self, name, value)
+            run = self.compute()
+        except SETTINGS_ERRORS:
+            run = None
+        finally:
+            self._quiet = False
+        if run is not None:
+            self._good = self.settings_now()
+            self._apply(run)
+            return []
+        self._revert()
+        notices = []
+        for name, value in self._in_order(updates):
+            self._error = ""
+            try:
+                setattr(self, name, value)
+            except SETTINGS_ERRORS as err:
+                self._error = text(err, 200)
+            if self._error:
+                notices.append(f"Ignored {self.label(name)} = {text(value, 40)} from the link: "
+                               f"{self._error}")
+        self.notice = self._own_notice = ""
+        return notices
+
+    def _in_order(self, updates: dict[str, Any]) -> list[tuple[str, Any]]:
+        """In the order the page declares its settings, not the link's: a setting that bounds
+        another (d bounds n) comes first, so the result does not depend on the link's order."""
+        return sorted(updates.items(), key=lambda u: self.settings().index(u[0]))
+
+    def _revert(self) -> None:
+        self._reverting = True
+        try:
+            self.param.update(**{n: v for n, v in self._good.items() if getattr(self, n) != v})
+        finally:
+            self._reverting = False
+
+    # Frames ---------------------------------------------------------------------------------
+    def _apply(self, run: Run) -> None:
+        for view in self.views:
+            view.setup(run)
+        frames: dict[str, list] = {}
+        for i, view in enumerate(self.views):
+            for key, column in view.frames(run).items():
+                if len(column) != run.t_max + 1:
+                    raise AssertionError(f"{type(view).__name__}.{key}: {len(column)} frames "
+                                         f"for t_max {run.t_max}")
+                frames[f"{i}:{key}"] = column
+        frames["t"] = np.arange(run.t_max + 1)
+        self.info.update(text=run.info, visible=bool(run.info))
+        self.run = run
+        tags = [{"bindings": self._bindings, "stops": self.named_stops()}]
+        if self.frames.tags != tags:  # tags hold models: setting them makes Bokeh walk the
+            self.frames.tags = tags  # whole document again (0.2 s on the gates page)
+        self.frames.data = frames
+        if self.after_apply is None:  # no browser player: Python shows the frame itself
+            self.show(min(self.t, run.t_max))
+
+    def show(self, t: int) -> None:
+        """Put frame t into every view, as the browser's player does (assets/player.js)."""
+        t = max(0, min(int(t), self.run.t_max))
+        self.t = t
+        data = self.frames.data
+        updates: dict[int, tuple[Any, dict]] = {}
+        for model, attr, key in self._bindings:
+            updates.setdefault(id(model), (model, {}))[1][attr] = data[key][t]
+        for model, attrs in updates.values():
+            fields = {a[5:]: v for a, v in attrs.items() if a.startswith("data.")}
+            if fields:
+                model.data = {**model.data, **fields}
+            for a, v in attrs.items():  # "@alt": the figure's text alternative (the player sets
+                if a.startswith("@"):   # it on the figure's element); kept here for the tests
+                    self.alt[model.id] = v
+            props = {a: v for a, v in attrs.items() if a[0] != "@" and not a.startswith("data.")}
+            if props:
+                model.update(**props)
+
+    # Shared -----------------------------------------------------------------------------------
+    def csv(self) -> str:
+        return to_csv(self.run.table)
+
+    def named_stops(self) -> list[tuple[str, int]]:
+        """(name, t) of the page's named stops in the current run, in order of t."""
+        stops = [(name, int(self.run.data[key])) for name, key in self.stops
+                 if key in self.run.data and 0 <= int(self.run.data[key]) <= self.run.t_max]
+        return sorted(stops, key=lambda s: s[1])
+
+    @property
+    def layout(self) -> pn.viewable.Viewable:
+        if self._layout is None:
+            body = self.body()
+            for w in self.widgets:
+                w.disabled = w.disabled or not self.controls_ready  # the page's own stays
+            self._layout = pn.Column(pn.pane.Bokeh(self.info), body,
+                                     sizing_mode="stretch_width", css_classes=["lab-page"])
+        return self._layout
