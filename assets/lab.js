@@ -36,6 +36,7 @@
       const v = k === "present" ? (root.classList.contains("present") ? "1" : null) : query.get(k);
       if (v !== null) q.set(k, v);
     }
+    if (tp.speed.value !== "8") q.set("speed", tp.speed.value);  // a presenter's pace travels
     const url = `${location.pathname}?${q.toString().replace(/%2C/g, ",")}${location.hash}`;
     if (url !== location.pathname + location.search + location.hash) history.replaceState(null, "", url);
   }
@@ -170,11 +171,12 @@
     player.attach(jsdoc);
     if (linkT !== null && !ownSettings) seekFromLink(player.tMax);
     window.labPrerendered = true;
-    timings.firstPlot = performance.now();
     document.body.classList.add("lab-ready");
     if (ownSettings) document.body.classList.add("lab-waiting");
     else enableTransport(true);
     watchFigures(jsdoc);
+    // The plots are on screen once the frame after them has been painted.
+    requestAnimationFrame(() => requestAnimationFrame(() => { timings.firstPlot = performance.now(); }));
   }
 
   // The link's t, checked against what this run reaches; a bad one is named.
@@ -328,7 +330,15 @@ if not hasattr(pyodide.ffi, "jsnull"):
   tp.play.onclick = () => player.toggle();
   tp.reset.onclick = () => player.reset();
   tp.t.addEventListener("input", () => player.seek(Number(tp.t.value)));
-  tp.speed.onchange = () => { player.speed = Number(tp.speed.value); };
+  tp.speed.onchange = () => { player.speed = Number(tp.speed.value); writeUrl(); };
+  // The link's speed (steps per second, 0.5 to 60), as an option of the list if it is not one.
+  const linkSpeed = Number(query.get("speed"));
+  if (query.get("speed") !== null && linkSpeed >= 0.5 && linkSpeed <= 60) {
+    if (![...tp.speed.options].some((o) => Number(o.value) === linkSpeed)) {
+      tp.speed.add(new Option(`${linkSpeed} / s`, String(linkSpeed)));
+    }
+    tp.speed.value = [...tp.speed.options].find((o) => Number(o.value) === linkSpeed).value;
+  }
   player.speed = Number(tp.speed.value);
   player.onChange((t, tMax) => {
     if (Number(tp.t.max) !== tMax) tp.t.max = String(tMax);
@@ -520,6 +530,11 @@ if not hasattr(pyodide.ffi, "jsnull"):
     if (document.readyState === "complete") resolve();
     else document.addEventListener("DOMContentLoaded", resolve, { once: true });
   });
-  pageScripts.then(renderMath).then(showPrerendered).catch((err) => console.error("first paint:", err));
-  boot();
+  // The page built ahead of time first: on two cores, Pyodide's start (compiling 9 MB of
+  // WebAssembly, unpacking the standard library) would otherwise share the processor with
+  // BokehJS drawing the first plot. Python starts once that frame is painted.
+  pageScripts.then(renderMath).then(showPrerendered)
+    .catch((err) => console.error("first paint:", err))
+    .then(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))))
+    .then(boot);
 })();

@@ -28,10 +28,11 @@
     if (!(prop in b)) b[prop] = model[prop];
     return b[prop];
   }
+  const WHOLE = new Set(["width", "height", "min_width", "min_height", "glyph_width", "glyph_height", "spacing", "label_height"]);
   function scaled(model, prop, factor) {
     if (!(prop in model)) return;
     const b = base(model, prop);
-    if (typeof b === "number") set(model, prop, Math.round(b * factor * 100) / 100);
+    if (typeof b === "number") set(model, prop, WHOLE.has(prop) ? Math.round(b * factor) : Math.round(b * factor * 100) / 100);
     else if (typeof b === "string" && b.endsWith("px")) set(model, prop, `${Math.round(parseFloat(b) * factor)}px`);
   }
   function set(model, prop, value) {
@@ -155,7 +156,9 @@
       this.t = clamp(t, this.tMax);
       if (this.frames) {
         this.applying = true;
-        try { apply(this.groups, this.frames.data, this.t, describe, markup); } finally { this.applying = false; }
+        // Text alternatives wait while playing (setting long aria-labels on every frame halved
+        // the frame rate, measured; nobody reads them at 60 a second): set when play stops.
+        try { apply(this.groups, this.frames.data, this.t, this.playing ? null : describe, markup); } finally { this.applying = false; }
       }
       for (const fn of this.listeners) fn(this.t, this.tMax);
     },
@@ -193,6 +196,8 @@
     pause() {
       if (!this.playing) return;
       this.playing = false;
+      const alt = this.groups.map(([m, attrs]) => [m, attrs.filter(([a]) => a === "@alt")]).filter(([, a]) => a.length);
+      if (this.frames) apply(alt, this.frames.data, this.t, describe);
       for (const fn of this.listeners) fn(this.t, this.tMax);
     },
     onChange(fn) { this.listeners.push(fn); },

@@ -138,6 +138,37 @@ def hold_python(page) -> list:
     return held
 
 
+DEEP_TEXT_JS = """(selector) => {
+  const out = [];
+  const walk = (node) => {
+    if (node.nodeType === 3) out.push(node.textContent);
+    if (node.shadowRoot) walk(node.shadowRoot);
+    for (const child of node.childNodes || []) walk(child);
+  };
+  walk(document.querySelector(selector));
+  return out.join(" ");
+}"""
+DEEP_COUNT_JS = """(css) => {
+  let n = 0;
+  const walk = (root) => {
+    n += root.querySelectorAll(css).length;
+    for (const el of root.querySelectorAll("*")) if (el.shadowRoot) walk(el.shadowRoot);
+  };
+  walk(document);
+  return n;
+}"""
+
+
+def deep_text(page, selector: str = "#lab-app") -> str:
+    """The text of an element and of every shadow root inside it (Panel renders into them)."""
+    return page.evaluate(DEEP_TEXT_JS, selector)
+
+
+def deep_count(page, css: str) -> int:
+    """How many elements match ``css`` in the page, shadow roots included."""
+    return page.evaluate(DEEP_COUNT_JS, css)
+
+
 def t_of(page) -> int:
     return int(page.evaluate("window.labPlayer.t"))
 

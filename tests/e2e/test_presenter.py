@@ -14,6 +14,8 @@ from tests.e2e.conftest import (
     PAGE_SLUGS,
     SITE,
     Server,
+    deep_count,
+    deep_text,
     open_page,
     shot,
     snapshot,
@@ -58,7 +60,7 @@ def test_markup_in_a_link_is_shown_as_text_and_never_runs(context, server, slug)
     assert XSS[:38] in notice  # shown as the text it is (shortened to 40 characters)
     page.wait_for_timeout(300)
     assert page.evaluate("window.__xss") is None
-    assert page.locator("#lab-notice img, #lab-notice svg").count() == 0
+    assert deep_count(page, "img[onerror], svg[onload]") == 0
     page.locator("#btn-share").click()
     snippet = page.locator("#share-embed").input_value()
     assert "<img" not in snippet.replace("&lt;img", "")
@@ -291,3 +293,39 @@ def test_offline_after_the_first_visit(browser, server):
     other.goto(f"{server.url}hybrid.html")  # never opened, but the whole site was kept
     wait_live(other)
     ctx.close()
+
+
+def test_a_model_from_a_link_shows_its_markup_as_text_everywhere(context, server):
+    """A custom model whose name and labels are markup: the readout, caption, sources, the
+    strip's hover, the figures' titles and the CSV show it as text; nothing runs."""
+    import base64  # noqa: PLC0415
+    import json  # noqa: PLC0415
+
+    name = '=HYPERLINK("x")<img src="x" onerror="window.__xss=1">'
+    model = {"name": name, "layers": [
+        {"kind": "attention", "count": 2, "kv_heads": 2, "head_dim": 64,
+         "label": '<svg onload="window.__xss=2">'},
+        {"kind": "recurrent", "count": 2, "state_shape": [2, 8, 8]}]}
+    raw = base64.urlsafe_b64encode(json.dumps(model).encode()).decode().rstrip("=")
+    page = context.new_page()
+    visit = watch(page)
+    page.goto(f"{server.url}hybrid.html?model_a=custom&custom={raw}")
+    wait_live(page)
+    assert page.locator("#lab-notice-text").inner_text() == ""
+    text = deep_text(page)
+    assert '<img src="x" onerror="window.__xss=1">' in text  # shown as the text it is
+    page.mouse.move(0, 0)
+    for box in page.locator("#lab-app canvas").all()[:6]:  # hover over the strip and plots
+        b = box.bounding_box()
+        if b:
+            page.mouse.move(b["x"] + b["width"] * 0.2, b["y"] + b["height"] * 0.5)
+            page.wait_for_timeout(150)
+    with page.expect_download() as info:
+        page.locator("#btn-csv").click()
+    csv_text = open(info.value.path()).read()
+    assert "'=HYPERLINK" in csv_text and ",=HYPERLINK" not in csv_text
+    assert page.evaluate("window.__xss") is None
+    assert deep_count(page, "img[src='x'], svg[onload], img[onerror]") == 0
+    assert page.title().endswith("Linear Attention Lab") and "<" not in page.title()
+    shot(page, "hybrid-markup-model")
+    assert visit.problems() == []

@@ -98,7 +98,7 @@ test("the guard keeps the player's own changes from Python's link", () => {
 
 test("restyle follows the theme and scales for the presenter view, and back exactly", () => {
   const fig = model({ background_fill_color: "#fff", border_fill_color: "#fff", outline_line_color: "#eee",
-    renderers: [], toolbar: {}, width: 300, height: 200 });
+    renderers: [], toolbar: {}, width: 300, height: 290 });
   const axis = model({ axis_label_text_color: "#000", major_label_text_color: "#000", axis_line_color: "#000",
     major_tick_line_color: "#000", minor_tick_line_color: "#000", axis_label_text_font_size: "13px",
     major_label_text_font_size: "11px", axis_label_text_font_style: "italic" });
@@ -106,11 +106,11 @@ test("restyle follows the theme and scales for the presenter view, and back exac
   const doc = { all_models: new Set([fig, axis, span]) };
   restyle(doc, "dark", true);
   assert.equal(fig.background_fill_color, "#161b22");
-  assert.deepEqual([fig.width, fig.height], [435, 290]);
+  assert.deepEqual([fig.width, fig.height], [435, 421]);  // whole pixels (Python checks Int)
   assert.equal(axis.major_label_text_font_size, "18px");
   assert.equal(span.line_color, "#9da7b3");
   assert.equal(span.line_width, 2.7);
   restyle(doc, "light", false);
-  assert.deepEqual([fig.width, fig.height, span.line_width, span.line_color], [300, 200, 1.5, "#6e7781"]);
+  assert.deepEqual([fig.width, fig.height, span.line_width, span.line_color], [300, 290, 1.5, "#6e7781"]);
   assert.equal(fig.background_fill_color, "#ffffff");
 });

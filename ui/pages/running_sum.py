@@ -12,17 +12,6 @@ from __future__ import annotations
 import numpy as np
 import panel as pn
 import param
-from bokeh.models import (
-    BoxAnnotation,
-    CDSView,
-    ColorBar,
-    ColumnDataSource,
-    FixedTicker,
-    HoverTool,
-    IndexFilter,
-    Label,
-    LinearColorMapper,
-)
 
 import sim
 from sim import cost, scenarios
@@ -30,138 +19,12 @@ from sim.cache import DTYPE_BYTES
 from sim.parallel import run_parallel
 from ui.fmt import count, num, ratio, sub, vec
 from ui.page import Page, Run
-from ui.theme import DIVERGING, LINES
-from ui.views import Heatmap, LinePlot, Readout, View, crossover, make_figure
+from ui.pages.running_sum_views import MemoryStack, TokenStrip
+from ui.views import Heatmap, LinePlot, Readout, crossover
 
 RANDOM, WORKED = "random tokens", "worked example"
 FP32 = DTYPE_BYTES["fp32"]  # memory is counted in fp32, as in the lesson
 COST_T_MAX = 100_000  # the cost plots' right edge: a long context, where the gap is obvious
-
-
-class TokenStrip(View):
-    """k, v and q of every token as three bands of cells; the current token boxed, the tokens
-    still to come veiled (both annotations on the overlay layer)."""
-
-    def __init__(self):
-        self.source = ColumnDataSource({"x": [], "y": [], "value": [], "what": []})
-        self.fig = make_figure("Tokens: key k, value v, query q", x_range=(0.5, 1.5),
-                               y_range=(1.0, -0.5))
-        self.mapper = LinearColorMapper(palette=DIVERGING, low=-1.0, high=1.0)
-        cells = self.fig.rect("x", "y", 1, 1, source=self.source, line_color="#ffffff",
-                              line_alpha=0.4, fill_color={"field": "value", "transform": self.mapper})
-        self.fig.add_tools(HoverTool(renderers=[cells], tooltips=[
-            ("token", "@x"), ("entry", "@what"), ("value", "@value{0.000000}")]))
-        self.veil = BoxAnnotation(left=0.5, right=0.5, top=-0.5, bottom=1.0, level="overlay",
-                                  fill_color="#ffffff", fill_alpha=0.72, line_alpha=0.0,
-                                  name="lab-veil")
-        self.box = BoxAnnotation(left=0.5, right=1.5, top=-0.5, bottom=1.0, level="overlay",
-                                 fill_alpha=0.0, line_color=LINES[0], line_width=3)
-        self.fig.add_layout(self.veil)
-        self.fig.add_layout(self.box)
-        self.fig.xaxis.axis_label, self.fig.yaxis.axis_label = "token t", "entry of k, v, q"
-        self.fig.xgrid.visible = self.fig.ygrid.visible = False
-        self.fig.xaxis.ticker, self.fig.yaxis.ticker = FixedTicker(ticks=[1]), FixedTicker(ticks=[0])
-        self.fig.add_layout(ColorBar(color_mapper=self.mapper, width=10, label_standoff=6,
-                                     padding=4), "right")
-        self.bindings = [(self.box, "left", "box_left"), (self.box, "right", "box_right"),
-                         (self.box, "visible", "box_on"), (self.veil, "left", "veil_left")]
-
-    def figures(self):
-        return [self.fig]
-
-    def panel(self):
-        return pn.pane.Bokeh(self.fig)
-
-    def setup(self, run) -> None:
-        k, v, q = run.data["k"], run.data["v"], run.data["q"]
-        T, d = k.shape
-        band, i, j = np.meshgrid(np.arange(3), np.arange(T), np.arange(d), indexing="ij")
-        values = np.stack([k, v, q])  # (3, T, d)
-        self.source.data = {"x": (i + 1).ravel(), "y": (band * (d + 1) + j).ravel(),
-                            "value": values.ravel(),
-                            "what": [f"{'kvq'[b]}[{jj + 1}]" for b in range(3)
-                                     for _ in range(T) for jj in range(d)]}
-        bottom = 3 * d + 1.5
-        self.fig.x_range.update(start=0.5, end=T + 0.5)
-        self.fig.y_range.update(start=bottom, end=-0.5)
-        mid = (d - 1) / 2
-        self.fig.yaxis.ticker.ticks = [mid, d + 1 + mid, 2 * (d + 1) + mid]
-        self.fig.yaxis.major_label_overrides = {mid: "k", d + 1 + mid: "v", 2 * (d + 1) + mid: "q"}
-        self.fig.xaxis.ticker.ticks = list(range(1, T + 1, max(1, int(np.ceil(T / 12)))))
-        limit = float(np.max(np.abs(values))) or 1.0
-        self.mapper.update(low=-limit, high=limit)
-        self.veil.update(bottom=bottom, right=T + 0.5)
-        self.box.bottom = bottom
-
-    def frames(self, run) -> dict:
-        t = np.arange(run.t_max + 1, dtype=float)
-        return {"box_left": t - 0.5, "box_right": t + 0.5, "box_on": [bool(x) for x in t],
-                "veil_left": t + 0.5}
-
-
-class MemoryStack(View):
-    """The KV cache as a stack of (k, v) rows, one per token (2·d numbers a row), beside the
-    state (S, d × d, then z, d) laid out in rows of the same 2·d numbers, so the two heights
-    compare as the two totals do and they are level at t = (d + 1)/2. Every row the cache can
-    reach is drawn once per setting; a step only changes which rows the filter lets through."""
-
-    GAP = 2  # columns between the cache and the state
-
-    def __init__(self):
-        keys = ("left", "right", "bottom", "top", "color", "what")
-        self.rows = ColumnDataSource({k: [] for k in keys})
-        self.block = ColumnDataSource({k: [] for k in keys})
-        self.fig = make_figure("Memory: KV cache against the state", height=300,
-                               x_range=(0, 1), y_range=(0, 1))
-        kw = {k: k for k in keys[:4]} | {"fill_color": "color", "line_color": "#ffffff",
-                                         "fill_alpha": 0.85}
-        self.filter = IndexFilter(indices=[])
-        cache = self.fig.quad(source=self.rows, view=CDSView(filter=self.filter),
-                              level="overlay", **kw)
-        block = self.fig.quad(source=self.block, **kw)
-        for colour, name in zip(LINES[:2] + LINES[3:5], ("cached key k", "cached value v",
-                                                          "state S", "key total z")):
-            self.fig.quad(left=[], right=[], bottom=[], top=[], fill_color=colour,
-                          line_color="#ffffff", legend_label=name)  # the legend's swatches
-        self.fig.legend.location = "top_left"
-        self.fig.add_tools(HoverTool(renderers=[cache, block], tooltips=[("", "@what")]))
-        self.crossover = self.fig.segment("x0", "y0", "x1", "y1", level="overlay",
-                                          source=ColumnDataSource({"x0": [], "y0": [], "x1": [], "y1": []}),
-                                          line_color=LINES[2], line_dash="dashed", line_width=2.5)
-        self.crossover_label = Label(x=0, y=0, text="", text_font_size="11px", y_offset=4,
-                                     x_offset=2, level="overlay")
-        self.fig.add_layout(self.crossover_label)
-        self.fig.xaxis.visible = False
-        self.fig.yaxis.axis_label = "tokens stored t"
-        self.fig.xgrid.visible = self.fig.ygrid.visible = False
-        self.bindings = [(self.filter, "indices", "shown")]
-
-    def figures(self):
-        return [self.fig]
-
-    def panel(self):
-        return pn.pane.Bokeh(self.fig)
-
-    def setup(self, run) -> None:
-        d, T, cross = run.data["d"], run.t_max, run.data["memory_crossover"]
-        x0 = 2 * d + self.GAP  # left edge of the state block
-        self.fig.x_range.update(start=-0.5, end=x0 + 2 * d + 0.5)
-        self.fig.y_range.update(start=0, end=max(T, cross) * 1.45 + 1)  # room for the legend
-        self.block.data = {"left": [x0, x0], "right": [x0 + 2 * d] * 2, "bottom": [0, d / 2],
-                           "top": [d / 2, cross], "color": [LINES[3], LINES[4]],
-                           "what": [f"state S: {d} × {d} numbers, always",
-                                    f"key total z: {d} numbers, always"]}
-        self.crossover.data_source.data = {"x0": [-0.3], "x1": [x0 + 2 * d + 0.3],
-                                           "y0": [cross], "y1": [cross]}
-        self.crossover_label.update(x=0, y=cross, text=f"same size at t = {num(cross)}")
-        ts = np.repeat(np.arange(T, dtype=float), 2)  # k and v rows interleaved
-        self.rows.data = {"left": np.tile([0.0, d], T), "right": np.tile([d, 2.0 * d], T),
-                          "bottom": ts, "top": ts + 1, "color": [LINES[0], LINES[1]] * T,
-                          "what": [f"{n} of token {i + 1}: {d} numbers"
-                                   for i in range(T) for n in ("k", "v")]}
-
-    def frames(self, run) -> dict:
-        return {"shown": [list(range(2 * t)) for t in range(run.t_max + 1)]}
 
 
 class RunningSumPage(Page):
