@@ -2,26 +2,59 @@
 #   make serve   build the static site if needed and serve it on http://127.0.0.1:8000
 #   make test    lint, unit and UI tests, then the built site in headless Chromium
 # Everything installs itself: a virtual environment with the pinned packages, and on Debian as
-# root a Chromium from apt when none is found.
+# root what the system lacks from apt (python3-venv, nodejs for the build, a Chromium).
 
+SHELL  := /bin/bash
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8000
-STAMP  := $(VENV)/.installed-$(shell cat requirements/app.txt requirements/dev.txt | cksum | cut -d' ' -f1)
-SOURCES := $(shell find sim ui site assets -type f -not -name '*.pyc' 2>/dev/null) build.py pins.toml
+REQS   := requirements/app.txt requirements/dev.txt requirements/build.txt
+STAMP  := $(VENV)/.installed-$(shell cat $(REQS) | cksum | cut -d' ' -f1)
+SOURCES := $(shell find sim ui site assets -type f -not -name '*.pyc' 2>/dev/null) build.py pins.toml pyproject.toml
+APT    := DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
+ROOT_APT := [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null
+# apt-get update unless the package lists are less than an hour old
+APT_UPDATE := [ -n "$$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages*' -mmin -60 2>/dev/null | head -1)" ] || apt-get update -qq
+# Phase timings: a recipe's first line starts its clock, its last line adds "phase seconds" to TIMES.
+TIMES  := .cache/phase-times
+tick    = @mkdir -p .cache && date +%s%N > .cache/t-$(1)
+tock    = @echo "$(1) $$(( ($$(date +%s%N) - $$(cat .cache/t-$(1))) / 1000000 ))" >> $(TIMES)
+tick_sh = date +%s%N > .cache/t-$(1)
+tock_sh = echo "$(1) $$(( ($$(date +%s%N) - $$(cat .cache/t-$(1))) / 1000000 ))" >> $(TIMES)
 
-.PHONY: serve test build venv browser lint unit e2e bench clean
+.PHONY: serve test build venv system browser lint unit e2e bench clean
 
 serve: build
 	$(PY) serve.py --port $(PORT)
 
-test: build browser
-	$(PY) -m ruff check .
-	$(PY) -m pytest -q -p no:cacheprovider tests
+# After the venv, the unit tests (no browser, no site) run while the site builds and Chromium
+# installs from apt; then lint and the browser tests. At the end: each phase's time (phases
+# overlap: total is the wall clock), the tests each directory collected, and one closing line.
+PYTEST := $(PY) -m pytest -q -p no:cacheprovider
+test:
+	@mkdir -p .cache && rm -f $(TIMES) .cache/test-*.log && date +%s%N > .cache/t-total
+	@$(MAKE) --no-print-directory venv
+	@echo "unit tests (tests/sim tests/ui tests/site_build) run meanwhile; their output follows the browser tests'"
+	@( $(call tick_sh,unit); $(PYTEST) tests/sim tests/ui tests/site_build > .cache/test-unit.log 2>&1; \
+	   rc=$$?; $(call tock_sh,unit); exit $$rc ) & unit=$$!; \
+	$(MAKE) --no-print-directory -j2 --output-sync=target build browser && \
+	{ $(call tick_sh,lint); $(PY) -m ruff check . && $(call tock_sh,lint); } && \
+	( $(call tick_sh,e2e); $(PYTEST) tests/e2e 2>&1 | tee .cache/test-e2e.log; rc=$${PIPESTATUS[0]}; \
+	  $(call tock_sh,e2e); exit $$rc ); rc=$$?; \
+	wait $$unit; urc=$$?; \
+	echo "----- unit tests -----"; cat .cache/test-unit.log; \
+	echo "total $$(( ($$(date +%s%N) - $$(cat .cache/t-total)) / 1000000 ))" >> $(TIMES); \
+	echo "phase times (s):"; awk '{ printf "  %-8s %6.1f\n", $$1, $$2 / 1000 }' $(TIMES); \
+	grep -h "^tests collected per directory" .cache/test-unit.log .cache/test-e2e.log 2>/dev/null; \
+	cat .cache/test-unit.log .cache/test-e2e.log 2>/dev/null | awk ' \
+	  /^[0-9]+ (passed|failed)|^=+ .*(passed|failed)/ { for (i = 1; i < NF; i++) { \
+	    if ($$(i+1) ~ /^passed/) p += $$i; if ($$(i+1) ~ /^failed/) f += $$i; if ($$(i+1) ~ /^error/) e += $$i } } \
+	  END { printf "tests: %d passed, %d failed\n", p, f + e }'; \
+	[ $$rc = 0 ] && [ $$urc = 0 ]
 
 unit: venv
-	$(PY) -m pytest -q tests/sim tests/ui
+	$(PY) -m pytest -q tests/sim tests/ui tests/site_build
 
 e2e: build browser
 	$(PY) -m pytest -q tests/e2e
@@ -31,34 +64,56 @@ lint: venv
 
 build: dist/site/index.html
 
-dist/site/index.html: $(STAMP) $(SOURCES)
+dist/site/index.html: $(STAMP) $(SOURCES) | system
+	$(call tick,build)
 	$(PY) build.py
+	$(call tock,build)
 
 venv: $(STAMP)
 
-$(STAMP): requirements/app.txt requirements/dev.txt
-	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
-	  { echo "error: Python 3.11 or newer is needed as $(PYTHON) (found $$($(PYTHON) --version 2>&1))"; exit 2; }
-	@$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || { \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv; \
-	  else echo "error: $(PYTHON) lacks venv/ensurepip (on Debian: apt-get install python3-venv)"; exit 2; fi; }
+$(STAMP): $(REQS) | system
+	$(call tick,venv)
 	rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -r requirements/dev.txt
+	$(PY) -m pip install -q --require-hashes --only-binary=:all: -r requirements/build.txt
 	touch $@
+	$(call tock,venv)
+
+# What the build needs from the system, from apt in one call when missing (Debian, as root):
+# a Python with venv, and Node.js, which runs the shipped Pyodide to compile the site's bytecode.
+system:
+	@mkdir -p .cache
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+	  { echo "error: Python 3.11 or newer is needed as $(PYTHON) (found $$($(PYTHON) --version 2>&1))"; exit 2; }
+	@need=""; \
+	$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || need="$$need python3-venv"; \
+	[ -n "$$LAB_NODE" ] || command -v node >/dev/null || command -v nodejs >/dev/null || need="$$need nodejs"; \
+	if [ -z "$$need" ]; then :; \
+	elif $(ROOT_APT); then \
+	  echo "installing from apt:$$need"; $(call tick_sh,system); $(APT_UPDATE) && $(APT) $$need >/dev/null && \
+	  $(call tock_sh,system); \
+	else \
+	  echo "missing:$$need (on Debian: apt-get install$$need)"; \
+	  case "$$need" in *python3-venv*) exit 2;; esac; \
+	  echo "without Node.js the site ships Python source, and starts slower"; \
+	fi
 
 # Debian's Chromium drives the browser tests (Playwright's own download is never used here).
-browser: venv
+# Without recommends: headless tests need neither its sandbox helper (--no-sandbox) nor the
+# desktop extras; DejaVu gives the pages a font.
+browser: | system
+	$(call tick,browser)
 	@if [ -n "$$LAB_CHROMIUM" ] || command -v chromium >/dev/null || command -v chromium-browser >/dev/null; then :; \
-	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	elif $(ROOT_APT); then \
 	  echo "installing Chromium from apt"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core >/dev/null; \
+	  $(APT_UPDATE) && $(APT) chromium fonts-dejavu-core >/dev/null; \
 	else \
 	  echo "No Chromium found. Install one (Debian: apt-get install chromium), set LAB_CHROMIUM=/path/to/chrome,"; \
 	  echo "or, with internet access: $(PY) -m playwright install chromium"; exit 2; \
 	fi
+	$(call tock,browser)
 
 bench: build browser
 	$(PY) bench/steps.py

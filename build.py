@@ -16,9 +16,9 @@ import argparse
 import base64
 import concurrent.futures
 import csv
-import email.parser
 import hashlib
 import html
+import importlib.metadata
 import io
 import json
 import os
@@ -39,15 +39,6 @@ CACHE = ROOT / ".cache" / "build"
 OUT = ROOT / "dist" / "site"
 PINS = tomllib.loads((ROOT / "pins.toml").read_text())
 PROJECT = "linear-attention-lab"
-PROJECT_VERSION = "0.1.0"
-
-# Pyodide's environment, for evaluating dependency markers of the wheels we ship.
-PYODIDE_MARKERS = {
-    "sys_platform": "emscripten", "platform_system": "Emscripten", "os_name": "posix",
-    "platform_machine": "wasm32", "python_version": "3.12", "python_full_version": "3.12.7",
-    "implementation_name": "cpython", "platform_python_implementation": "CPython", "extra": "",
-}
-
 
 def log(msg: str) -> None:
     print(f"[build] {msg}", flush=True)
@@ -97,7 +88,10 @@ def pip_download(specs: dict[str, str], dest: Path, *, sdist: bool = False) -> N
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as req:
         for spec, h in missing.items():
             req.write(f"{spec} --hash=sha256:{h}\n")
-    flags = (["--no-binary=:all:"] if sdist else
+    # An sdist's metadata is prepared with the pinned setuptools already in this environment
+    # (requirements/build.txt): pip's isolated build environment would take --no-binary=:all:
+    # to the build requirements too, and compile Cython from source just to read PyYAML's.
+    flags = (["--no-binary=:all:", "--no-build-isolation"] if sdist else
              ["--only-binary=:all:", "--platform", "any", "--python-version", "3.12",
               "--implementation", "py", "--abi", "none"])
     log(f"pip download {len(missing)} file(s) into {dest.relative_to(ROOT)}")
@@ -175,7 +169,14 @@ def fetch_pure_wheels() -> dict[str, Path]:
 
 
 def build_sdist_wheels() -> dict[str, Path]:
-    """PyYAML and MarkupSafe as pure-Python wheels, built from pinned sdists."""
+    """PyYAML and MarkupSafe as pure-Python wheels, built from pinned sdists.
+
+    Built without build isolation, offline, by the setuptools pinned (with its hash) in
+    requirements/build.txt: nothing is compiled. PyYAML leaves out its libyaml extension
+    (PYYAML_FORCE_LIBYAML=0, and no Cython is installed), MarkupSafe falls back to pure Python
+    when its C speedups fail to compile (CC=/bin/false). Each wheel is checked to hold no .so.
+    """
+    require_setuptools()
     pins = PINS["sdist_wheels"]
     sdists, out = CACHE / "sdist", CACHE / "sdist-wheels"
     pip_download({f"{n}=={p['version']}": p["sha256"] for n, p in pins.items()}, sdists, sdist=True)
@@ -189,7 +190,8 @@ def build_sdist_wheels() -> dict[str, Path]:
             log(f"building a pure-Python wheel of {name} {p['version']}")
             env = {**os.environ, "PYYAML_FORCE_LIBYAML": "0", "CC": "/bin/false"}
             result = subprocess.run(
-                [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(sdist)],
+                [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
+                 "-q", "-w", str(out), str(sdist)],
                 env=env, capture_output=True, text=True)
             if result.returncode:
                 raise BuildError(f"building {name} failed:\n{result.stderr[-2000:]}")
@@ -201,6 +203,18 @@ def build_sdist_wheels() -> dict[str, Path]:
         wheels[name] = existing
     log(f"pure wheels built from sdists: {', '.join(w.name for w in wheels.values())}")
     return wheels
+
+
+def require_setuptools() -> None:
+    """The wheels this build makes need the pinned setuptools of requirements/build.txt."""
+    wanted = re.search(r"^setuptools==(\S+)", (ROOT / "requirements" / "build.txt").read_text(), re.M)[1]
+    try:
+        found = importlib.metadata.version("setuptools")
+    except importlib.metadata.PackageNotFoundError:
+        found = "none"
+    if found != wanted:
+        raise BuildError(f"this Python needs setuptools {wanted} (found {found}): "
+                         "make venv, or pip install --require-hashes -r requirements/build.txt")
 
 
 def fetch_katex() -> Path:
@@ -260,85 +274,63 @@ def slim_wheels(wheels: dict[str, Path]) -> dict[str, Path]:
 
 
 def build_project_wheel() -> Path:
-    """sim and ui as one wheel, so the browser installs them like any other package."""
-    members: dict[str, bytes] = {}
+    """sim and ui as one wheel, so the browser installs them like any other package.
+
+    `pip wheel` with setuptools (pyproject.toml) builds it from a copy of the sources in a fresh
+    folder, so that several builds may run at once (tests, benches) and the work tree gets no
+    build/ or egg-info; SOURCE_DATE_EPOCH makes the same sources give the same wheel.
+    """
+    require_setuptools()
+    work = Path(tempfile.mkdtemp(prefix="project-", dir=CACHE))
+    src = work / "src"
+    src.mkdir()
+    shutil.copyfile(ROOT / "pyproject.toml", src / "pyproject.toml")
     for package in ("sim", "ui"):
-        for path in sorted((ROOT / package).rglob("*.py")):
-            members[path.relative_to(ROOT).as_posix()] = path.read_bytes()
-    dist_info = f"linear_attention_lab-{PROJECT_VERSION}.dist-info"
-    requires = "".join(f"Requires-Dist: {r}\n" for r in ("numpy", "param", "bokeh", "panel"))
-    members[f"{dist_info}/METADATA"] = (
-        f"Metadata-Version: 2.1\nName: {PROJECT}\nVersion: {PROJECT_VERSION}\n"
-        f"Summary: A visual simulator for linear attention and hybrid models\n{requires}").encode()
-    members[f"{dist_info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: build.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-    members[f"{dist_info}/top_level.txt"] = b"sim\nui\n"
-    # A fresh folder per build: several builds may run at once (tests, benches).
-    dest = Path(tempfile.mkdtemp(prefix="project-", dir=CACHE)) / f"linear_attention_lab-{PROJECT_VERSION}-py3-none-any.whl"
-    write_wheel(dest, members, f"{dist_info}/RECORD")
-    log(f"project wheel {dest.name}: {len(members)} files, {dest.stat().st_size / 1e3:.0f} kB")
+        shutil.copytree(ROOT / package, src / package, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    env = {**os.environ, "SOURCE_DATE_EPOCH": "1577836800"}  # 2020-01-01, as write_wheel dates members
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-q",
+         "-w", str(work), str(src)], env=env, capture_output=True, text=True)
+    if result.returncode:
+        raise BuildError(f"building the project wheel failed:\n{result.stderr[-2000:]}")
+    shutil.rmtree(src)
+    dest = next(work.glob("*.whl"))
+    with zipfile.ZipFile(dest) as zf:
+        count = len(zf.namelist())
+    log(f"project wheel {dest.name} (pip wheel, setuptools): {count} files, {dest.stat().st_size / 1e3:.0f} kB")
     return dest
 
 
-def wheel_metadata(path: Path) -> tuple[str, str, list[str], list[str]]:
-    """(name, version, requirements under Pyodide's markers, top-level imports) of a wheel."""
-    with zipfile.ZipFile(path) as zf:
-        meta_name = next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))
-        meta = email.parser.Parser().parsestr(zf.read(meta_name).decode())
-        tops = sorted({n.split("/")[0].removesuffix(".pyc").removesuffix(".py") for n in zf.namelist()
-                       if not n.split("/")[0].endswith((".dist-info", ".data")) and
-                       (n.endswith((".py", ".pyc")) or "/" in n)})
-    requires = []
-    for req in meta.get_all("Requires-Dist") or []:
-        spec, _, marker = req.partition(";")
-        if marker and not evaluate_marker(marker):
+def find_node() -> tuple[str, str] | None:
+    """Node.js 18 or newer (Pyodide 0.27's minimum), which runs the shipped Pyodide at build time:
+    its path and version."""
+    for candidate in (os.environ.get("LAB_NODE"), shutil.which("node"), shutil.which("nodejs")):
+        if not candidate:
             continue
-        requires.append(norm(re.split(r"[\s<>=!~\[(;]", spec.strip(), maxsplit=1)[0]))
-    return norm(meta["Name"]), meta["Version"], requires, tops
+        probe = subprocess.run([candidate, "-p", "process.versions.node"], capture_output=True, text=True)
+        if probe.returncode == 0 and int(probe.stdout.split(".")[0]) >= 18:
+            return candidate, probe.stdout.strip()
+    return None
 
 
-def evaluate_marker(marker: str) -> bool:
-    """Evaluate a PEP 508 marker under Pyodide's environment (packaging does the parsing)."""
-    from packaging.markers import Marker  # noqa: PLC0415 — a build-time dependency of pip's world
-
-    return Marker(marker.strip()).evaluate(PYODIDE_MARKERS)
-
-
-def compile_bytecode(runtime: Path, wheels: dict[str, Path]) -> tuple[Path, dict[str, Path]]:
-    """Ship Python bytecode, so the browser does not compile every module on every visit.
-
-    Pyodide runs with sys.dont_write_bytecode, so each `import` of a .py file is compiled anew
-    in the page: most of start-up after the wheels are in. A CPython 3.12 whose bytecode magic
-    equals Pyodide 0.27.7's (Python 3.12.7, MAGIC_NUMBER cb0d0d0a, read in the browser)
-    compiles ahead of time:
-    - the pure wheels and python_stdlib.zip become bytecode-only (`mod.pyc` where `mod.py` was;
-      the stdlib zip stored uncompressed: zipimport reads it without inflating, and a
-      compressing server does better on stored entries);
-    - the project's wheel keeps its source and gains unchecked-hash `__pycache__` files, so a
-      traceback in the page still shows our lines;
-    - the official Pyodide wheels (numpy, packaging) stay exactly as verified.
-    Without such a python3.12 (LAB_PYTHON312, python3.12 on PATH, pyenv) this logs it and ships
-    source: the site works, only slower to start. Compiled files are cached by input sha256.
-    Returns the runtime folder to copy from and the wheels to ship.
-    """
-    magic = "cb0d0d0a"  # importlib.util.MAGIC_NUMBER.hex() in Pyodide 0.27.7
-    candidates = [os.environ.get("LAB_PYTHON312"), shutil.which("python3.12"),
-                  *sorted(map(str, Path.home().glob(".pyenv/versions/3.12*/bin/python3.12")), reverse=True)]
-    python = None
-    for candidate in filter(None, candidates):
-        probe = subprocess.run([candidate, "-c", "import importlib.util; print(importlib.util.MAGIC_NUMBER.hex())"],
-                               capture_output=True, text=True)
-        if probe.returncode == 0 and probe.stdout.strip() == magic:
-            python = candidate
-            break
-    if python is None:
-        log(f"no python3.12 with bytecode magic {magic} (set LAB_PYTHON312): shipping source, "
-            "the pages start slower")
-        return runtime, wheels
-    # Runs under python3.12: for each (zip, out, path prefix, keep source) writes `out`, a zip
-    # of the compiled files under the names they take in the shipped zip.
-    compiler = r"""
+# Runs in node: starts the Pyodide that the site ships, mounts the build cache (.cache/build)
+# at /cache and runs PYC_COMPILER there, which reads the source zips and writes the compiled ones.
+PYC_RUNNER = r"""
+const [index, cache] = [process.env.LAB_PYODIDE, process.env.LAB_CACHE];
+const { loadPyodide } = require(index + "/pyodide.js");
+(async () => {
+  const pyodide = await loadPyodide({ indexURL: index + "/", stdout: console.log, stderr: console.error });
+  pyodide.mountNodeFS("/cache", cache);
+  pyodide.globals.set("JOBS", require("fs").readFileSync(0, "utf8"));
+  pyodide.runPython(process.env.LAB_COMPILER);
+})().catch((e) => { console.error(e); process.exit(1); });
+"""
+# Runs in Pyodide: for each (zip, out, path prefix, keep source) writes `out`, a zip of the
+# compiled files under the names they take in the shipped zip.
+PYC_COMPILER = r"""
 import importlib._bootstrap_external as ext, importlib.util, json, sys, zipfile
-for src, out, prefix, keep_source in json.load(sys.stdin):
+print("magic", importlib.util.MAGIC_NUMBER.hex(), sys.version.split()[0])
+for src, out, prefix, keep_source in json.loads(JOBS):
     with zipfile.ZipFile(src) as zin, zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as zout:
         for name in zin.namelist():
             if not name.endswith(".py"):
@@ -355,24 +347,58 @@ for src, out, prefix, keep_source in json.load(sys.stdin):
             else:
                 zout.writestr(name + "c", ext._code_to_timestamp_pyc(code, 0, 0))
 """
+
+
+def compile_bytecode(runtime: Path, wheels: dict[str, Path]) -> tuple[Path, dict[str, Path], str]:
+    """Ship Python bytecode, so the browser does not compile every module on every visit.
+
+    Pyodide runs with sys.dont_write_bytecode, so each `import` of a .py file is compiled anew
+    in the page: most of start-up after the wheels are in. The shipped Pyodide itself, run by
+    Node.js, compiles ahead of time, so every machine builds the same site and the bytecode
+    always matches the browser's Python:
+    - the pure wheels and python_stdlib.zip become bytecode-only (`mod.pyc` where `mod.py` was;
+      the stdlib zip stored uncompressed: zipimport reads it without inflating, and a
+      compressing server does better on stored entries);
+    - the project's wheel keeps its source and gains unchecked-hash `__pycache__` files, so a
+      traceback in the page still shows our lines;
+    - the official Pyodide wheels (numpy, packaging) stay exactly as verified.
+    Without Node.js 18+ (`make build` installs Debian's nodejs as root; LAB_NODE names one)
+    this says so and ships source: the site works, only slower to start. Compiled files are
+    cached by input sha256. Returns the runtime folder to copy from, the wheels to ship and
+    how the build compiled them (for the log and build-info.json).
+    """
+    found = find_node()
+    if found is None:
+        log("BYTECODE: none, no Node.js 18+ to run Pyodide with (apt-get install nodejs, or set "
+            "LAB_NODE): shipping source, the pages start slower")
+        return runtime, wheels, "none (no Node.js at build time): source shipped"
+    node, node_version = found
+    how = f"Pyodide {PINS['pyodide']['version']} itself, run by Node.js"
     folder = CACHE / "bytecode"
     folder.mkdir(parents=True, exist_ok=True)
     stdlib = runtime / "python_stdlib.zip"
-    key = lambda path: f"{magic}-{sha256(path)[:16]}"  # noqa: E731
-    targets = {name: (path, (path.parent if name == PROJECT else folder / key(path)) / path.name)
-               for name, path in wheels.items()}
+    key = lambda path: f"pyodide-{sha256(path)[:16]}"  # noqa: E731
+    targets = {name: (path, folder / key(path) / path.name) for name, path in wheels.items()}
     targets["<stdlib>"] = (stdlib, folder / f"pyodide-{PINS['pyodide']['version']}-{key(stdlib)}" / stdlib.name)
-    todo = {name: (src, dest) for name, (src, dest) in targets.items() if name == PROJECT or not dest.exists()}
+    todo = {name: (src, dest) for name, (src, dest) in targets.items() if not dest.exists()}
     if todo:
-        log(f"compiling {len(todo)} zip(s) to bytecode with {python}")
+        log(f"compiling {len(todo)} zip(s) to bytecode with {how} {node_version} ({node})")
         work = Path(tempfile.mkdtemp(prefix="bytecode-", dir=folder))
         try:
             jobs = [(str(src), str(work / f"{i}.zip"),
                      "/lib/python312.zip/" if name == "<stdlib>" else "/lib/python3.12/site-packages/",
                      name == PROJECT) for i, (name, (src, _)) in enumerate(todo.items())]
-            result = subprocess.run([python, "-c", compiler], input=json.dumps(jobs), capture_output=True, text=True)
+            inside = lambda path: "/cache/" + Path(path).resolve().relative_to(CACHE.resolve()).as_posix()  # noqa: E731
+            jobs_inside = [(inside(src), inside(out), prefix, keep) for src, out, prefix, keep in jobs]
+            env = {**os.environ, "LAB_PYODIDE": str(runtime.resolve()), "LAB_CACHE": str(CACHE.resolve()),
+                   "LAB_COMPILER": PYC_COMPILER}
+            started = time.monotonic()
+            result = subprocess.run([node, "-e", PYC_RUNNER], input=json.dumps(jobs_inside), env=env,
+                                    capture_output=True, text=True)
             if result.returncode:
-                raise BuildError(f"compiling to bytecode failed:\n{result.stderr[-2000:]}")
+                raise BuildError(f"compiling to bytecode with Pyodide in Node.js failed:\n"
+                                 f"{(result.stdout + result.stderr)[-2000:]}")
+            log(f"Pyodide compiled them in {time.monotonic() - started:.1f} s ({result.stdout.strip()})")
             for (name, (src, dest)), (_, compiled_zip, _, keep_source) in zip(todo.items(), jobs):
                 with zipfile.ZipFile(src) as zin, zipfile.ZipFile(compiled_zip) as zc:
                     compiled = {n: zc.read(n) for n in zc.namelist()}
@@ -399,28 +425,41 @@ for src, out, prefix, keep_source in json.load(sys.stdin):
             shutil.copyfile(runtime / name, compiled_runtime / f"{name}.part")
             os.replace(compiled_runtime / f"{name}.part", compiled_runtime / name)
     sizes = [(s.stat().st_size, d.stat().st_size) for s, d in targets.values()]
-    log(f"bytecode: {len(targets) - 1} wheels and python_stdlib.zip compiled "
+    log(f"BYTECODE: {len(targets) - 1} wheels and python_stdlib.zip compiled by {how} "
         f"({sum(s for s, _ in sizes) / 1e6:.1f} MB -> {sum(d for _, d in sizes) / 1e6:.1f} MB)")
-    return compiled_runtime, {name: targets[name][1] for name in wheels}
+    return compiled_runtime, {name: targets[name][1] for name in wheels}, how
 
 
-def write_lock(official_lock: dict, official: dict[str, Path], others: dict[str, Path]) -> dict:
-    """A pyodide-lock.json listing every shipped wheel, so every install resolves locally."""
+def write_lock(official_lock: dict, official: dict[str, Path], sources: dict[str, Path],
+               shipped: dict[str, Path]) -> dict:
+    """A pyodide-lock.json listing every shipped wheel, so every install resolves locally.
+
+    The official entries are copied from Pyodide's own lock; the others are made by the
+    `pyodide-lock` package (its 0.1 spec is Pyodide 0.27's format: info with abi_version, and
+    the same package fields) from each wheel's METADATA under Pyodide's markers. It reads the
+    import names from .py files, so it is given the wheels as built (`sources`); the entries
+    then name the wheels that ship (`shipped`, bytecode-only) with their sha256. Dependencies
+    that the browser never imports (pins.toml, dropped_requirements) are left out.
+    """
+    from pyodide_lock import PyodideLockSpec  # noqa: PLC0415 — build tool (requirements/dev.txt)
+    from pyodide_lock.utils import add_wheels_to_spec  # noqa: PLC0415
+
     dropped = set(PINS["browser_stack"]["dropped_requirements"])
-    packages = {}
-    for name in official:
-        packages[name] = official_lock["packages"][name]
-    for path in others.values():
-        name, version, requires, tops = wheel_metadata(path)
-        packages[name] = {
-            "name": name, "version": version, "file_name": path.name, "install_dir": "site",
-            "sha256": sha256(path), "package_type": "package", "imports": tops,
-            "depends": sorted(set(requires) - dropped), "unvendored_tests": False,
-        }
-    missing = {dep for p in packages.values() for dep in p["depends"] if dep not in packages}
+    base = PyodideLockSpec(info=official_lock["info"],
+                           packages={name: official_lock["packages"][name] for name in official})
+    wheels = list(sources.values())
+    common = Path(os.path.commonpath([w.resolve().parent for w in wheels]))  # it names files from there
+    spec = add_wheels_to_spec(base, wheels, base_path=common, ignore_missing_dependencies=True)
+    for name, path in shipped.items():
+        entry = spec.packages[norm(name)]
+        entry.file_name, entry.sha256 = path.name, sha256(path)
+        entry.depends = sorted(set(entry.depends) - dropped)
+    missing = {dep for p in spec.packages.values() for dep in p.depends if dep not in spec.packages}
     if missing:
         raise BuildError(f"the lock names dependencies that are not shipped: {sorted(missing)}")
-    return {"info": official_lock["info"], "packages": dict(sorted(packages.items()))}
+    lock = spec.model_dump()
+    lock["packages"] = dict(sorted(lock["packages"].items()))
+    return lock
 
 
 # Site ---------------------------------------------------------------------------------------
@@ -514,6 +553,58 @@ def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id
     (out / "index.html").write_text(index.replace("{{CARDS}}", cards).replace("{{BUILD}}", build_id))
     log(f"pages: index.html, {', '.join(written)}")
     return ["index.html", *written]
+
+
+# The Content-Security-Policy of every page, in this one place: (directive, sources, why).
+# build.py writes it into each page's <head> as a <meta http-equiv> (a static site has no
+# headers of its own); serve.py sends it as a header too, with CSP_HEADER_ONLY added; README's
+# "Hosting" gives both. The e2e suite fails on any violation report in any page.
+CSP = (
+    ("default-src", "'none'", "whatever no directive below allows is refused"),
+    ("script-src", "'self' 'unsafe-eval'", "the site's own files, no inline script; eval because Pyodide "
+     "evaluates the JavaScript glue of numpy's compiled modules as it loads them (with only "
+     "'wasm-unsafe-eval' no page starts), which also covers compiling WebAssembly"),
+    ("style-src", "'self' 'unsafe-inline'", "the site's stylesheets, and the <style> elements and style "
+     "attributes that BokehJS and Panel write at run time (thousands per page)"),
+    ("img-src", "'self' data:", "the site's images; BokehJS and Panel's toolbar icons are data: URLs in their CSS"),
+    ("font-src", "'self'", "KaTeX's fonts, shipped with the site"),
+    ("connect-src", "'self'", "Pyodide fetches its runtime and the wheels from the site, nothing else"),
+    ("worker-src", "'self'", "the service worker that keeps the site for offline use; a page worker would be "
+     "a file of the site too (add blob: only if one is ever made from a blob)"),
+    ("object-src", "'none'", "no plugins"),
+    ("base-uri", "'none'", "no <base> element may re-point the pages' relative URLs"),
+    ("form-action", "'none'", "the pages' only forms close dialogs (method=dialog) and submit nowhere"),
+)
+# A <meta> cannot carry frame-ancestors: a host that can set headers decides who may embed the
+# pages; `*` lets any course page embed them (narrow it to the course site's origin if wanted).
+CSP_HEADER_ONLY = (("frame-ancestors", "*", "any page may embed the simulator (?embed=1 in a lesson)"),)
+
+
+def content_security_policy(*, header: bool = False) -> str:
+    return "; ".join(f"{d} {v}" for d, v, _ in (*CSP, *(CSP_HEADER_ONLY if header else ())))
+
+
+INLINE_SCRIPT = re.compile(r"<script\b(?![^>]*\bsrc=)(?![^>]*\btype=[\"']?application/(?:ld\+)?json)[^>]*>", re.I)
+INLINE_HANDLER = re.compile(r"<[a-z][^>]*\son[a-z]+\s*=", re.I)
+
+
+def add_content_security_policy(out: Path) -> None:
+    """Put CSP into every page's <head>, first after the charset (a <meta> policy covers only
+    what follows it). Fails on anything the policy would block: an executable inline script
+    (move it to a file; JSON data blocks are fine) or an inline event handler."""
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{html.escape(content_security_policy(), quote=False)}">'
+    charset = '<meta charset="utf-8">'
+    for page in sorted(out.glob("*.html")):
+        text = page.read_text()
+        problem = (f"it has no {charset} to put the policy after" if text.count(charset) != 1 else
+                   "it already has a Content-Security-Policy" if "Content-Security-Policy" in text else
+                   f"an inline script the policy would block: {m[0][:80]}" if (m := INLINE_SCRIPT.search(text)) else
+                   f"an inline event handler the policy would block: {m[0][:80]}" if (m := INLINE_HANDLER.search(text)) else
+                   None)
+        if problem:
+            raise BuildError(f"{page.name}: {problem}")
+        page.write_text(text.replace(charset, f"{charset}\n{meta}"))
+    log(f"Content-Security-Policy in every page: {content_security_policy()}")
 
 
 def prerender_page(info) -> dict:
@@ -627,11 +718,10 @@ def main() -> None:
     check_versions()
     runtime, official_lock = fetch_runtime()
     official = fetch_official_wheels(official_lock)
-    others = {**slim_wheels(fetch_pure_wheels()), **build_sdist_wheels(),
-              PROJECT: build_project_wheel()}
+    built = {**slim_wheels(fetch_pure_wheels()), **build_sdist_wheels(), PROJECT: build_project_wheel()}
     npm_runtime = runtime
-    runtime, others = compile_bytecode(runtime, others)
-    lock = write_lock(official_lock, official, others)
+    runtime, others, bytecode = compile_bytecode(runtime, built)
+    lock = write_lock(official_lock, official, built, others)
     katex = fetch_katex()
 
     out: Path = args.out
@@ -644,12 +734,12 @@ def main() -> None:
             copy(runtime / name, out / "pyodide" / name)
             origin = PINS["pyodide"]["tarball"].split("//")[1]
             if sha256(runtime / name) != sha256(npm_runtime / name):
-                origin += ", compiled to bytecode by CPython 3.12 (same magic number as Pyodide's)"
+                origin += f", compiled to bytecode by {bytecode}"
             sources.append({"file": f"pyodide/{name}", "from": origin})
     for path in [*official.values(), *others.values()]:
         copy(path, out / "pyodide" / path.name)
     (out / "pyodide" / "pyodide-lock.json").write_text(json.dumps(lock, indent=1))
-    shutil.rmtree(others[PROJECT].parent, ignore_errors=True)  # the per-build project folder
+    shutil.rmtree(built[PROJECT].parent, ignore_errors=True)  # the per-build project folder
     copy_static(out, katex)
 
     packages = PINS["browser_stack"]["packages"]
@@ -664,10 +754,12 @@ def main() -> None:
     for path in sorted([*(ROOT / "site").glob("*.py"), *(ROOT / "assets").rglob("*")]):
         if path.is_file():
             digest.update(sha256(path).encode())
+    digest.update(content_security_policy().encode())  # pages and service worker change with it
     build_id = digest.hexdigest()[:12]
     pages = render_pages(out, packages, sizes, build_id, args.allow_missing, args.only)
+    add_content_security_policy(out)
     write_service_worker(out, build_id)
-    write_build_info(out, lock, official, others, sources, pages, build_id)
+    write_build_info(out, lock, official, others, sources, pages, build_id, bytecode)
     assert_self_contained(out)
     total = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     log(f"dist/site: {total / 1e6:.1f} MB in {sum(1 for p in out.rglob('*') if p.is_file())} files, "
@@ -695,7 +787,7 @@ def _is_bytecode(wheel: Path) -> bool:
     return any(n.endswith(".pyc") for n in names) and not any(n.endswith(".py") for n in names)
 
 
-def write_build_info(out: Path, lock, official, others, sources, pages, build_id) -> None:
+def write_build_info(out: Path, lock, official, others, sources, pages, build_id, bytecode) -> None:
     pure = PINS["pure_wheels"]
     shipped = []
     for name, entry in lock["packages"].items():
@@ -713,7 +805,8 @@ def write_build_info(out: Path, lock, official, others, sources, pages, build_id
             origin += ", compiled to bytecode"
         shipped.append({"file": f"pyodide/{entry['file_name']}", "sha256": entry["sha256"], "from": origin})
     info = {"build": build_id, "built_with": f"Python {sys.version.split()[0]}",
-            "pyodide": PINS["pyodide"]["version"], "runtime": sources, "wheels": shipped,
+            "pyodide": PINS["pyodide"]["version"], "bytecode_compiled_by": bytecode,
+            "runtime": sources, "wheels": shipped,
             "pages": pages, "static": ["static/bokeh (BokehJS from the bokeh wheel)",
                                        "static/panel (Panel JS/CSS from the panel wheel)",
                                        f"static/katex (npm katex@{PINS['katex']['version']})"]}

@@ -1,4 +1,6 @@
-"""Serve dist/site on http://127.0.0.1:8000 with the right MIME types (.wasm as application/wasm).
+"""Serve dist/site on http://127.0.0.1:8000 with the right MIME types (.wasm as application/wasm)
+and the headers a host should send (README, "Hosting"): the pages' Content-Security-Policy, as
+build.py writes it into every page, plus frame-ancestors, which only a header can carry.
 
     python serve.py [--port 8000] [--dir dist/site] [--prefix /courses/lab/]
 
@@ -13,6 +15,8 @@ import http.server
 import sys
 from pathlib import Path
 
+from build import content_security_policy
+
 TYPES = {".wasm": "application/wasm", ".js": "text/javascript", ".mjs": "text/javascript",
          ".json": "application/json", ".whl": "application/zip", ".zip": "application/zip",
          ".woff2": "font/woff2", ".svg": "image/svg+xml", ".css": "text/css", ".html": "text/html"}
@@ -21,6 +25,7 @@ TYPES = {".wasm": "application/wasm", ".js": "text/javascript", ".mjs": "text/ja
 class Handler(http.server.SimpleHTTPRequestHandler):
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **TYPES}
     prefix = "/"
+    policy = True  # False serves plain files (the tests' stand-in for another site)
 
     def translate_path(self, path: str) -> str:
         if self.prefix != "/":
@@ -31,6 +36,9 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 
     def end_headers(self) -> None:
         self.send_header("Cache-Control", "no-cache")  # always revalidate: a rebuild shows at once
+        if self.policy:
+            self.send_header("Content-Security-Policy", content_security_policy(header=True))
+            self.send_header("X-Content-Type-Options", "nosniff")  # every type is set right (TYPES)
         super().end_headers()
 
     def log_message(self, fmt: str, *args) -> None:
@@ -46,9 +54,9 @@ class QuietServer(http.server.ThreadingHTTPServer):
             super().handle_error(request, client_address)  # a browser closing early is normal
 
 
-def make_server(directory: Path, port: int, prefix: str = "/", verbose: bool = False):
+def make_server(directory: Path, port: int, prefix: str = "/", verbose: bool = False, policy: bool = True):
     prefix = "/" + prefix.strip("/") + "/" if prefix.strip("/") else "/"
-    handler = functools.partial(type("H", (Handler,), {"prefix": prefix}), directory=str(directory))
+    handler = functools.partial(type("H", (Handler,), {"prefix": prefix, "policy": policy}), directory=str(directory))
     server = QuietServer(("127.0.0.1", port), handler)
     server.verbose = verbose
     return server

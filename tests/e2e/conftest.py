@@ -21,6 +21,7 @@ SITE = Path(os.environ.get("LAB_SITE", ROOT / "dist" / "site"))
 SHOTS = ROOT / "screenshots"
 sys.path.insert(0, str(ROOT))
 
+from build import content_security_policy  # noqa: E402
 from serve import make_server  # noqa: E402
 from ui.pages import PAGES  # noqa: E402
 
@@ -48,8 +49,8 @@ def site() -> Path:
 
 
 class Server:
-    def __init__(self, directory: Path, prefix: str = "/"):
-        self.httpd = make_server(directory, 0, prefix)
+    def __init__(self, directory: Path, prefix: str = "/", policy: bool = True):
+        self.httpd = make_server(directory, 0, prefix, policy=policy)
         self.prefix = "/" + prefix.strip("/") + "/" if prefix.strip("/") else "/"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
@@ -92,8 +93,16 @@ class Visit:
                 + [f"HTTP error: {u}" for u in self.failed])
 
 
+# Every Content-Security-Policy violation in any frame of a watched page becomes a console error,
+# which fails the test like any other (Visit.problems).
+CSP_WATCH = """document.addEventListener("securitypolicyviolation", (e) => console.error(
+  `CSP violation: ${e.effectiveDirective} refused ${e.blockedURI || "(inline)"} at ${e.sourceFile}:${e.lineNumber}`), true);"""
+CSP_META_JS = "(document.querySelector('meta[http-equiv=Content-Security-Policy]') || {}).content || ''"
+
+
 def watch(page, *, route: bool = True) -> Visit:
     visit = Visit(page)
+    page.add_init_script(CSP_WATCH)
 
     def on_console(msg):
         if msg.type == "error":
@@ -184,6 +193,8 @@ def open_page(context, url: str, *, route: bool = True) -> Visit:
     visit = watch(page, route=route)
     page.goto(url)
     wait_live(page)
+    # the page went live under the site's policy (and watch() reports any violation)
+    assert page.evaluate(CSP_META_JS) == content_security_policy()
     return visit
 
 

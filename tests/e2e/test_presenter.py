@@ -153,12 +153,16 @@ def test_embed_mode_shows_only_the_simulator_and_keys_work(context, server):
     assert visit.problems() == []
 
 
-def test_keys_work_inside_an_iframe(context, server):
+def test_keys_work_inside_an_iframe(context, server, tmp_path):
+    # a course page on another origin (no policy of its own) embeds the page: the site's
+    # frame-ancestors header lets it
+    (tmp_path / "course.html").write_text(
+        f'<!doctype html><link rel="icon" href="data:,"><iframe src="{server.url}fixed-state.html?embed=1" width="1000" height="800"'
+        ' allow="fullscreen"></iframe>')
+    course = Server(tmp_path, policy=False)
     page = context.new_page()
     visit = watch(page)
-    page.goto(f"{server.url}index.html")
-    page.set_content(f'<iframe src="{server.url}fixed-state.html?embed=1" width="1000" height="800"'
-                     ' allow="fullscreen"></iframe>')
+    page.goto(f"{course.url}course.html")
     frame = page.frames[1]
     frame.wait_for_function("window.labPrerendered === true", timeout=120_000)
     frame.locator("body").click(position={"x": 5, "y": 5})
@@ -167,6 +171,7 @@ def test_keys_work_inside_an_iframe(context, server):
     page.keyboard.press(" ")
     frame.wait_for_function("window.labPlayer.t >= 3", timeout=30_000)
     page.keyboard.press(" ")
+    course.close()
     assert visit.problems() == []
 
 

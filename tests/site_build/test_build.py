@@ -47,10 +47,46 @@ def test_rewritten_wheel_keeps_members_and_a_valid_record(tmp_path):
     assert "pkg/__init__.py,sha256=" in record and record.strip().endswith("RECORD,,")
 
 
-def test_markers_are_evaluated_for_pyodide():
-    assert build.evaluate_marker('sys_platform == "emscripten"')
-    assert not build.evaluate_marker('sys_platform != "emscripten"')  # tornado is left out
-    assert build.evaluate_marker('python_version >= "3.12"')
+def _wheel(folder: Path, name: str, requires: list[str], module: str = "") -> Path:
+    path = folder / f"{name}-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr(f"{module or name}/__init__.py", "x = 1\n")
+        zf.writestr(f"{name}-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: {}\nVersion: 1.0\n{}".format(
+            name, "".join(f"Requires-Dist: {r}\n" for r in requires)))
+        zf.writestr(f"{name}-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        zf.writestr(f"{name}-1.0.dist-info/RECORD", "")
+    return path
+
+
+def test_lock_follows_pyodide_markers_and_names_the_shipped_wheels(tmp_path):
+    """Dependencies are evaluated under Pyodide's markers (tornado is left out), the dropped
+    ones go, and each entry names the wheel that ships (bytecode-only) with its sha256."""
+    (tmp_path / "built").mkdir()
+    (tmp_path / "shipped").mkdir()
+    official_lock = {  # as in Pyodide 0.27.7's own lock
+        "info": {"arch": "wasm32", "abi_version": "2024_0", "platform": "emscripten_3_1_58",
+                 "python": "3.12.7", "version": "0.27.7"},
+        "packages": {"numpy": {"name": "numpy", "version": "2.0.2", "file_name": "numpy.whl", "install_dir": "site",
+                               "sha256": "00", "package_type": "package", "imports": ["numpy"], "depends": [],
+                               "unvendored_tests": True}}}
+    built = {
+        "app": _wheel(tmp_path / "built", "app", [
+            "lib>=1", 'tornado; sys_platform != "emscripten"', "pandas", 'numpy; python_version >= "3.12"',
+            'extra-thing; extra == "docs"']),
+        "lib": _wheel(tmp_path / "built", "lib", [], module="lib_module"),
+    }
+    shipped = {name: _wheel(tmp_path / "shipped", name, []) for name in built}
+    shipped["lib"].write_bytes(shipped["lib"].read_bytes() + b"\0")  # differs from the built one
+    lock = build.write_lock(official_lock, {"numpy": None}, built, shipped)
+    app, lib = lock["packages"]["app"], lock["packages"]["lib"]
+    assert app["depends"] == ["lib", "numpy"]
+    assert lib["imports"] == ["lib_module"] and lib["file_name"] == "lib-1.0-py3-none-any.whl"
+    assert lib["sha256"] == build.sha256(shipped["lib"]) != build.sha256(built["lib"])
+    assert lock["packages"]["numpy"]["sha256"] == "00" and lock["info"]["abi_version"] == "2024_0"
+    json.dumps(lock)
+
+    with pytest.raises(SystemExit, match="not shipped"):
+        build.write_lock(official_lock, {}, built, shipped)  # numpy missing
 
 
 def test_resolve_orders_dependencies_first():
@@ -76,3 +112,23 @@ def test_bokehjs_patches_match_the_pinned_bokeh_once():
     for old, new, why in build.BOKEHJS_PATCHES:
         assert text.count(old) == 1, why
         assert new not in text, why
+
+
+def test_csp_is_one_policy_that_readme_shows(tmp_path):
+    """The policy is build.CSP; README's "Hosting" shows it as build.py writes it, and the page
+    writer puts it first in every page's <head> and refuses what it would block."""
+    readme = (Path(build.__file__).parent / "README.md").read_text()
+    assert f"\n{build.content_security_policy()}\n" in readme
+    assert f"\nContent-Security-Policy: {build.content_security_policy(header=True)}\n" in readme
+    for directive, value, _ in (*build.CSP, *build.CSP_HEADER_ONLY):
+        assert f"| `{directive} {value}` |" in readme
+
+    page = '<!doctype html><html><head>\n<meta charset="utf-8">\n<script src="a.js"></script>{}</head></html>'
+    (tmp_path / "ok.html").write_text(page.format('<script id="d" type="application/json">{"a": 1}</script>'))
+    build.add_content_security_policy(tmp_path)
+    text = (tmp_path / "ok.html").read_text()
+    assert text.index("Content-Security-Policy") < text.index("<script")
+    for bad in ("<script>alert(1)</script>", '<button onclick="go()">x</button>'):
+        (tmp_path / "ok.html").write_text(page.format(bad))
+        with pytest.raises(SystemExit, match="ok.html: an inline"):
+            build.add_content_security_policy(tmp_path)
