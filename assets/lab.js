@@ -521,8 +521,7 @@ if not hasattr(pyodide.ffi, "jsnull"):
           if (best !== null && Math.abs(next - scale) < 0.02) break;
           scale = Math.round(next * 100) / 100;
         }
-        const lo = best !== null ? best : 0.45;
-        viewState.scale = lo;
+        viewState.scale = best !== null ? best : 0.45;
         restyleAll();
         await settled();
         root.classList.remove("fitting");
