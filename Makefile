@@ -11,19 +11,19 @@ PORT   ?= 8000
 STAMP  := $(VENV)/.installed-$(shell cat requirements/app.txt requirements/dev.txt | cksum | cut -d' ' -f1)
 SOURCES := $(shell find sim ui site assets -type f -not -name '*.pyc' 2>/dev/null) build.py pins.toml
 
-.PHONY: serve test build venv browser lint unit e2e bench clean
+.PHONY: serve test build venv browser axe lint unit e2e bench clean
 
 serve: build
 	$(PY) serve.py --port $(PORT)
 
-test: build browser
+test: build browser axe
 	$(PY) -m ruff check .
 	$(PY) -m pytest -q -p no:cacheprovider tests
 
 unit: venv
 	$(PY) -m pytest -q tests/sim tests/ui
 
-e2e: build browser
+e2e: build browser axe
 	$(PY) -m pytest -q tests/e2e
 
 lint: venv
@@ -59,6 +59,19 @@ browser: venv
 	  echo "No Chromium found. Install one (Debian: apt-get install chromium), set LAB_CHROMIUM=/path/to/chrome,"; \
 	  echo "or, with internet access: $(PY) -m playwright install chromium"; exit 2; \
 	fi
+
+# axe-core (accessibility checks in tests/e2e/test_screens.py only; never shipped), pinned in
+# tests/e2e/node/package-lock.json. Debian's nodejs/npm from apt when npm is missing.
+AXE := tests/e2e/node/node_modules/axe-core/axe.min.js
+axe: $(AXE)
+
+$(AXE): tests/e2e/node/package.json tests/e2e/node/package-lock.json
+	@command -v npm >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; \
+	  else echo "npm is needed for the accessibility tests (Debian: apt-get install npm)"; exit 2; fi; }
+	npm ci --prefix tests/e2e/node --no-audit --no-fund
+	touch $@
 
 bench: build browser
 	$(PY) bench/steps.py

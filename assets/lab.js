@@ -605,8 +605,9 @@ addEventListener("message", function (e) {
     if (on) printRef();
     restyleAll();
   }
-  addEventListener("beforeprint", () => setPrint(true));
-  addEventListener("afterprint", () => setPrint(false));
+  // (a synthetic beforeprint, as the screenshot helper sends to repaint held figures, is not printing)
+  addEventListener("beforeprint", (e) => { if (e.isTrusted) setPrint(true); });
+  addEventListener("afterprint", (e) => { if (e.isTrusted) setPrint(false); });
   if (window.matchMedia) matchMedia("print").addEventListener("change", (e) => setPrint(e.matches));
 
   // ---- screen readers ---------------------------------------------------------------------------

@@ -58,7 +58,7 @@
     player.applying = true;  // the view's own changes: not sent to Python
     try {
       arrange(doc, layoutWanted(doc, present, opts));
-      paint(doc, theme, c, f, present);
+      paint(doc, theme, c, f);
     } finally { player.applying = wasApplying; }
   }
 
@@ -91,7 +91,7 @@
     let show = null;
     if (opts.view && viewNames(doc).includes(opts.view)) show = `lab-view-${opts.view}`;
     else if (present && [...doc.all_models].some((m) => has(m, "lab-main-view"))) show = "lab-main-view";
-    if (present || opts.print) hide.push("lab-secondary");
+    if (present && !opts.print) hide.push("lab-secondary");
     if ((present || opts.fold || opts.print || show) && !opts.settings) hide.push("lab-controls");
     if (opts.print) hide.push("lab-no-print");
     return { show, hide };
@@ -119,15 +119,13 @@
     for (const r of rootsOf(doc)) walk(r, false);
   }
 
-  function paint(doc, theme, c, f, present) {
+  function paint(doc, theme, c, f) {
     for (const m of doc.all_models) {
       if ("background_fill_color" in m && "renderers" in m && "toolbar" in m) {  // a figure
         for (const p of ["width", "height", "min_width", "min_height", "max_width", "max_height"]) if (typeof base(m, p) === "number") scaled(m, p, f.size);
         set(m, "background_fill_color", c.background);
         set(m, "border_fill_color", c.background);
         set(m, "outline_line_color", c.grid);
-        const tools = base(m, "toolbar_location");  // no PNG buttons over a projected title
-        if (tools !== undefined) set(m, "toolbar_location", present ? null : tools);
       } else if ("axis_label_text_color" in m) {  // an axis
         set(m, "axis_label_text_color", c.text);
         set(m, "major_label_text_color", c.axis);

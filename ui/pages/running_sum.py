@@ -140,7 +140,8 @@ class RunningSumPage(Page):
                              margin=(0, 10), visible=worked)
         start = pn.pane.HTML("<a class='lab-settings-link' href='?preset=worked+example' style='"
                              "font-weight:600'>Start here: the worked example, two tokens by hand "
-                             "→</a>", margin=(0, 10), visible=not worked)
+                             "→</a>", margin=(0, 10), visible=not worked,
+                             css_classes=["lab-no-print"])
 
         def lock(*_events) -> None:  # the worked example has its own d and T
             for w in (d, tokens, seed):
