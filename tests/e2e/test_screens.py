@@ -159,7 +159,7 @@ def test_no_serious_accessibility_violations(context, server, slug, theme):
       .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.length}) ${v.nodes[0].target.join(' ')}`))""")
     assert found == []
     # every figure that changes with t says what it shows, in numbers
-    alts = page.evaluate("""() => [...new Set(labPlayer.bindings || [])].length || labPlayer.groups
+    alts = page.evaluate("""() => labPlayer.groups
       .filter(([m, attrs]) => attrs.some(([a]) => a === '@alt'))
       .map(([m]) => { const el = labViewOf(m) && labViewOf(m).el;
                       return el ? [el.getAttribute('role'), el.getAttribute('aria-label') || ''] : null; })""")
