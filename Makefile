@@ -23,7 +23,7 @@ tock    = @echo "$(1) $$(( ($$(date +%s%N) - $$(cat .cache/t-$(1))) / 1000000 ))
 tick_sh = date +%s%N > .cache/t-$(1)
 tock_sh = echo "$(1) $$(( ($$(date +%s%N) - $$(cat .cache/t-$(1))) / 1000000 ))" >> $(TIMES)
 
-.PHONY: serve test build venv system browser lint unit e2e bench clean
+.PHONY: serve test build venv system browser axe lint unit e2e bench clean
 
 serve: build
 	$(PY) serve.py --port $(PORT)
@@ -38,7 +38,7 @@ test:
 	@echo "unit tests (tests/sim tests/ui tests/site_build) run meanwhile; their output follows the browser tests'"
 	@( $(call tick_sh,unit); $(PYTEST) tests/sim tests/ui tests/site_build > .cache/test-unit.log 2>&1; \
 	   rc=$$?; $(call tock_sh,unit); exit $$rc ) & unit=$$!; \
-	$(MAKE) --no-print-directory -j2 --output-sync=target build browser && \
+	$(MAKE) --no-print-directory -j2 --output-sync=target build browser axe && \
 	{ $(call tick_sh,lint); $(PY) -m ruff check . && $(call tock_sh,lint); } && \
 	( $(call tick_sh,e2e); $(PYTEST) tests/e2e 2>&1 | tee .cache/test-e2e.log; rc=$${PIPESTATUS[0]}; \
 	  $(call tock_sh,e2e); exit $$rc ); rc=$$?; \
@@ -56,7 +56,7 @@ test:
 unit: venv
 	$(PY) -m pytest -q tests/sim tests/ui tests/site_build
 
-e2e: build browser
+e2e: build browser axe
 	$(PY) -m pytest -q tests/e2e
 
 lint: venv
@@ -114,6 +114,19 @@ browser: | system
 	  echo "or, with internet access: $(PY) -m playwright install chromium"; exit 2; \
 	fi
 	$(call tock,browser)
+
+# axe-core (accessibility checks in tests/e2e/test_screens.py only; never shipped), pinned in
+# tests/e2e/node/package-lock.json. Debian's nodejs/npm from apt when npm is missing.
+AXE := tests/e2e/node/node_modules/axe-core/axe.min.js
+axe: $(AXE)
+
+$(AXE): tests/e2e/node/package.json tests/e2e/node/package-lock.json
+	@command -v npm >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; \
+	  else echo "npm is needed for the accessibility tests (Debian: apt-get install npm)"; exit 2; fi; }
+	npm ci --prefix tests/e2e/node --no-audit --no-fund
+	touch $@
 
 bench: build browser
 	$(PY) bench/steps.py

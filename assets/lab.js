@@ -167,11 +167,12 @@
     const doc = JSON.parse($("lab-doc").textContent);
     const views = await window.Bokeh.embed.embed_item(doc);
     const jsdoc = views.roots[0].model.document;
-    window.labRestyle(jsdoc, root.dataset.theme, root.classList.contains("present"));
+    styleDoc(jsdoc);
     player.attach(jsdoc);
     if (linkT !== null && !ownSettings) seekFromLink(player.tMax);
     window.labPrerendered = true;
     document.body.classList.add("lab-ready");
+    afterRender(jsdoc);
     if (ownSettings) document.body.classList.add("lab-waiting");
     else enableTransport(true);
     watchFigures(jsdoc);
@@ -258,7 +259,7 @@ if not hasattr(pyodide.ffi, "jsnull"):
   function takeover(jsdoc, adopted) {
     const live = $("lab-app-live");
     const t = ownSettings || !window.labPrerendered ? null : player.t;
-    if (!adopted) window.labRestyle(jsdoc, root.dataset.theme, root.classList.contains("present"));
+    if (!adopted) styleDoc(jsdoc);
     player.takeover(jsdoc);
     if (t === null && linkT !== null) seekFromLink(player.tMax);
     if (adopted) {
@@ -283,6 +284,7 @@ if not hasattr(pyodide.ffi, "jsnull"):
     enableTransport(true);
     watchFigures(jsdoc);
     writeUrl();
+    afterRender(jsdoc);
     registerServiceWorker();
   }
 
@@ -376,7 +378,7 @@ if not hasattr(pyodide.ffi, "jsnull"):
   function restyleAll() {
     if (!window.Bokeh) return;
     const docs = new Set([...window.Bokeh.index].map((v) => v.model.document));
-    for (const doc of docs) window.labRestyle(doc, root.dataset.theme, root.classList.contains("present"));
+    for (const doc of docs) styleDoc(doc);
   }
   function setTheme(name) {
     root.dataset.theme = name;
@@ -388,6 +390,7 @@ if not hasattr(pyodide.ffi, "jsnull"):
     $("btn-present").setAttribute("aria-pressed", String(on));
     restyleAll();
     writeUrl();
+    fitSoon();
   }
   function toggleFullscreen() {
     if (document.fullscreenElement) document.exitFullscreen();
@@ -418,11 +421,13 @@ if not hasattr(pyodide.ffi, "jsnull"):
     frame.setAttribute("src", embed.href);
     frame.setAttribute("title", CONFIG.title);
     frame.setAttribute("width", "100%");
-    frame.setAttribute("height", String(Math.min(2400, Math.max(480, Math.ceil(document.documentElement.scrollHeight)))));
+    frame.setAttribute("height", String(embedHeight()));
     frame.setAttribute("style", "border:0");
     frame.setAttribute("loading", "lazy");
     frame.setAttribute("allow", "fullscreen");
+    frame.setAttribute("data-lab-embed", "");
     $("share-embed").value = frame.outerHTML;
+    $("share-host").value = HOST_SNIPPET;
     $("dlg-share").showModal();
   }
 
@@ -453,6 +458,276 @@ if not hasattr(pyodide.ffi, "jsnull"):
       button.textContent = "Copied";
       setTimeout(() => (button.textContent = "Copy"), 1500);
     };
+  });
+
+  // ---- every screen: presenter fit, folded settings, named views, embeds, print, a11y ------
+  // What the figures show depends on the view: the presenter view shows a page's main view
+  // (css_classes "lab-main-view") scaled to fill the screen; a phone, the presenter view and an
+  // embed's ?view= fold the settings away behind the Settings button; ?view=<name> shows one
+  // part the page named ("lab-view-<name>"); print shows no controls. See restyle() in player.js.
+  const viewState = { scale: null, settings: false, print: false, view: query.get("view") || "" };
+  const narrowQuery = window.matchMedia ? matchMedia("(max-width: 700px)") : { matches: false };
+  const folded = () => root.classList.contains("present") || narrowQuery.matches || !!viewState.view;
+  function styleDoc(doc) {
+    window.labRestyle(doc, viewState.print ? "light" : root.dataset.theme, root.classList.contains("present") && !viewState.print,
+      { scale: viewState.scale, view: viewState.view, fold: folded(), settings: viewState.settings, print: viewState.print });
+  }
+  function syncSettingsButton() {
+    const b = $("tp-settings");
+    b.hidden = !folded();
+    b.setAttribute("aria-expanded", String(viewState.settings));
+    b.textContent = viewState.settings ? "Hide settings" : "Settings";
+  }
+  $("tp-settings").onclick = () => {
+    viewState.settings = !viewState.settings;
+    syncSettingsButton();
+    restyleAll();
+    fitSoon();
+  };
+  narrowQuery.addEventListener && narrowQuery.addEventListener("change", () => { syncSettingsButton(); restyleAll(); });
+  syncSettingsButton();
+
+  // The presenter view fits one screen: the figures' scale is the largest with which the page
+  // neither scrolls nor overflows sideways (a binary search; each try is one BokehJS layout).
+  const twoFrames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  // How far the page's shown parts reach: [bottom, right] of every visible Bokeh view, and the
+  // document's own scroll size (BokehJS lays out asynchronously: wait until it stops moving).
+  function extent() {
+    let bottom = document.documentElement.scrollHeight, right = document.documentElement.scrollWidth;
+    if (player.doc && window.labViewOf) {
+      for (const m of player.doc.all_models) {
+        if (!m.visible || !("css_classes" in m) || "children" in m) continue;
+        const v = window.labViewOf(m);
+        const r = v && v.el && v.el.isConnected ? v.el.getBoundingClientRect() : null;
+        if (r && r.width > 0) { bottom = Math.max(bottom, r.bottom + scrollY); right = Math.max(right, r.right + scrollX); }
+      }
+    }
+    return [Math.ceil(bottom), Math.ceil(right)];
+  }
+  async function settled() {
+    let last = "", same = 0;
+    for (let i = 0; i < 24 && same < 2; i++) {
+      await new Promise((r) => requestAnimationFrame(r));
+      const now = extent().join();
+      same = now === last ? same + 1 : 0;
+      last = now;
+    }
+    return extent();
+  }
+  const overflows = ([bottom, right]) => bottom > innerHeight + 1 || right > innerWidth + 1;
+  let fitting = null, fitAgain = false;
+  async function fitPresenter() {
+    if (fitting) { fitAgain = true; return fitting; }
+    fitting = (async () => {
+      do {
+        fitAgain = false;
+        if (!root.classList.contains("present") || viewState.settings || !window.Bokeh) {
+          if (viewState.scale !== null) { viewState.scale = null; restyleAll(); }
+          continue;
+        }
+        root.classList.add("fitting");
+        const t0 = performance.now();
+        // The shown parts grow about in proportion to the scale: from one measurement, the
+        // scale that fills the room below the transport; then check, and shrink if a row wrapped.
+        const top = $("lab-stage-area").getBoundingClientRect().top + scrollY;
+        let scale = viewState.scale || 1.45, lo = 0.45, hi = 3.2, best = null;
+        for (let i = 0; i < 5 && hi - lo > 0.03; i++) {
+          viewState.scale = scale;
+          restyleAll();
+          const [bottom, right] = await settled();
+          if (overflows([bottom, right])) hi = scale; else { lo = scale; best = scale; }
+          const high = Math.max(1, bottom - top), wide = Math.max(1, right - 16);
+          let next = 0.985 * scale * Math.min((innerHeight - 6 - top) / high, (innerWidth - 18) / wide);
+          if (!(next > lo && next < hi)) next = (lo + hi) / 2;   // a row wrapped: halve the gap
+          if (best !== null && Math.abs(next - scale) < 0.02) break;
+          scale = Math.round(next * 100) / 100;
+        }
+        viewState.scale = best !== null ? best : 0.45;
+        restyleAll();
+        await settled();
+        root.classList.remove("fitting");
+        timings.fit = performance.now() - t0;
+      } while (fitAgain);
+      fitting = null;
+      window.labFitted = (window.labFitted || 0) + 1;
+      window.labScale = viewState.scale;
+    })();
+    return fitting;
+  }
+  let fitTimer = null;
+  function fitSoon(ms = 60) { clearTimeout(fitTimer); fitTimer = setTimeout(fitPresenter, ms); }
+  addEventListener("resize", () => fitSoon(200));
+
+  // Called when a document is on screen (the page built ahead of time, then the live one).
+  function afterRender(doc) {
+    if (viewState.view && !window.labViewNames(doc).includes(viewState.view)) {
+      const names = window.labViewNames(doc);
+      notice(`There is no view “${viewState.view.slice(0, 40)}” on this page${names.length ? `; its views: ${names.join(", ")}` : ""}. Showing the whole page.`);
+    }
+    label(doc);
+    announceSoon();
+    fitSoon(0);
+    postHeight();
+  }
+
+  // ---- the embed tells its host how tall it is ------------------------------------------------
+  // Message: {type: "lab-height", height: <CSS px>, href: <the embedded page's link>}. The host
+  // page resizes its iframe with HOST_SNIPPET (Share and README.md give it).
+  const embedded = root.classList.contains("embed") && window.parent !== window;
+  let lastHeight = 0;
+  function postHeight() {
+    if (!embedded) return;
+    const h = Math.ceil(document.querySelector(".lab-main").getBoundingClientRect().height);
+    if (h && h !== lastHeight) {
+      lastHeight = h;
+      window.parent.postMessage({ type: "lab-height", height: h, href: location.href }, "*");
+    }
+  }
+  if (embedded && "ResizeObserver" in window) new ResizeObserver(postHeight).observe(document.querySelector(".lab-main"));
+  const HOST_SNIPPET = `<script>
+// Linear Attention Lab: each embedded page reports its height; size its frame to fit.
+addEventListener("message", function (e) {
+  var d = e.data;
+  if (!d || d.type !== "lab-height" || !(d.height > 0)) return;
+  document.querySelectorAll("iframe").forEach(function (f) {
+    if (f.contentWindow === e.source) f.style.height = Math.ceil(d.height) + "px";
+  });
+});
+</` + "script>";
+  // The embed's height measured here: what it shows is the transport and the simulator.
+  function embedHeight() {
+    const area = $("lab-stage-area").getBoundingClientRect().height;
+    const bar = document.querySelector(".lab-transport").getBoundingClientRect().height;
+    return Math.min(4000, Math.max(320, Math.ceil(area + bar + 24)));
+  }
+  // Inside an embed: a link to the whole page (the lesson text, the settings, other pages).
+  if (root.classList.contains("embed")) {
+    const full = new URL(location.href);
+    for (const k of ["embed", "view"]) full.searchParams.delete(k);
+    const a = $("lab-full");
+    a.href = full.href;
+    a.hidden = false;
+    a.addEventListener("click", () => {  // the link's t and settings as they are now
+      const now = new URL(location.href);
+      for (const k of ["embed", "view"]) now.searchParams.delete(k);
+      a.href = now.href;
+    });
+  }
+
+  // ---- print: no controls, light, the current numbers, and the link to reopen it -------------
+  function printRef() {
+    const link = new URL(location.href);
+    for (const k of ["embed", "present", "view"]) link.searchParams.delete(k);
+    $("lab-print-ref").textContent = `t = ${player.t} of ${player.tMax} · reopen this view: ${link.href}`;
+  }
+  function setPrint(on) {
+    if (viewState.print === on) return;
+    viewState.print = on;
+    if (on) printRef();
+    restyleAll();
+  }
+  // (a synthetic beforeprint, as the screenshot helper sends to repaint held figures, is not printing)
+  addEventListener("beforeprint", (e) => { if (e.isTrusted) setPrint(true); });
+  addEventListener("afterprint", (e) => { if (e.isTrusted) setPrint(false); });
+  if (window.matchMedia) matchMedia("print").addEventListener("change", (e) => setPrint(e.matches));
+
+  // ---- screen readers ---------------------------------------------------------------------------
+  // A step is announced politely once stepping stops: t and the page's caption ("lab-caption").
+  let sayTimer = null;
+  function announceSoon() {
+    clearTimeout(sayTimer);
+    if (!player.playing) sayTimer = setTimeout(announce, 400);
+  }
+  function captionText() {
+    for (const [model, attrs] of player.groups) {
+      if (!(model.css_classes || []).includes("lab-caption")) continue;
+      const a = attrs.find(([attr]) => attr === "text");
+      const html = a && player.frames.data[a[1]][player.t];
+      if (html == null) continue;
+      const tpl = document.createElement("template");
+      tpl.innerHTML = String(html);  // parsed inert (a template runs nothing), read as text
+      tpl.content.querySelectorAll("[aria-hidden='true']").forEach((el) => el.remove());
+      return tpl.content.textContent.replace(/\s+/g, " ").trim();
+    }
+    return "";
+  }
+  function announce() {
+    const text = `t = ${player.t} of ${player.tMax}. ${captionText()}`.trim();
+    const say = $("lab-say");
+    if (say.textContent !== text) say.textContent = text;
+  }
+  player.onChange(() => { announceSoon(); if (viewState.print) printRef(); });
+
+  // Panel's widgets name themselves poorly: sliders' handles, spin buttons and checkboxes get
+  // no accessible name, toggle groups no state. Named here from the models' own labels.
+  function textOf(model) {
+    const t = model && (model.title || model.label || model.text || "");
+    const tpl = document.createElement("template");
+    tpl.innerHTML = String(t);
+    return tpl.content.textContent.replace(/[:\s]+$/, "").trim();
+  }
+  function label(doc) {
+    if (!window.labViewOf) return;
+    const parents = new Map();
+    for (const m of doc.all_models) for (const k of (m.children && Array.isArray(m.children) ? m.children : [])) if (k && typeof k === "object") parents.set(k, m);
+    const nameOf = (m) => {  // its title, else a label just before it (a group's <label>)
+      let name = textOf(m);
+      const parent = parents.get(m);
+      if (!name && parent) {
+        const i = parent.children.indexOf(m);
+        for (let j = i - 1; j >= 0 && !name; j--) name = textOf(parent.children[j]);
+      }
+      return name.split(":")[0].trim();
+    };
+    for (const m of doc.all_models) {
+      if (!("disabled" in m) || !("title" in m || "labels" in m || "label" in m)) continue;
+      const view = window.labViewOf(m);
+      const sr = view && (view.shadow_el || view.el);
+      if (!sr) continue;
+      const name = nameOf(m);
+      const setName = (el, text) => { if (el && text && el.getAttribute("aria-label") !== text) el.setAttribute("aria-label", text); };
+      sr.querySelectorAll(".noUi-handle").forEach((el) => setName(el, name));
+      setName(sr.querySelector(".bk-spin-btn-up"), `Increase ${name}`);
+      setName(sr.querySelector(".bk-spin-btn-down"), `Decrease ${name}`);
+      if (m.type === "Checkbox") setName(sr.querySelector("input[type=checkbox]"), textOf(m));
+      const group = sr.querySelector(".bk-btn-group");
+      if (group && Array.isArray(m.labels)) {
+        group.setAttribute("role", "group");
+        setName(group, name);
+        group.querySelectorAll(".bk-btn").forEach((b) => b.setAttribute("aria-pressed", String(b.classList.contains("bk-active"))));
+      }
+      // Choices.js marks chosen items aria-selected without a role that allows it
+      sr.querySelectorAll(".choices__list--multiple .choices__item[aria-selected]:not([role])").forEach((el) => el.removeAttribute("aria-selected"));
+    }
+  }
+  let labelTimer = null;
+  const labelSoon = () => {
+    clearTimeout(labelTimer);
+    labelTimer = setTimeout(() => { if (player.doc) label(player.doc); postHeight(); }, 120);
+  };
+  for (const type of ["click", "keyup", "focusin"]) document.addEventListener(type, labelSoon, true);
+  const refresh = player.refresh.bind(player);
+  player.refresh = () => { refresh(); labelSoon(); };  // new settings: widgets may have re-rendered
+
+  // ---- the worked example one click from the first screen ------------------------------------
+  // A page's link to its own settings (<a class="lab-settings-link" href="?preset=...">): with
+  // Python running it applies them in place; before, it opens the page with them.
+  document.addEventListener("click", (event) => {
+    const a = event.composedPath().find((el) => el.classList && el.classList.contains("lab-settings-link"));
+    if (!a) return;
+    const wanted = new URLSearchParams(a.getAttribute("href").replace(/^[^?]*\?/, ""));
+    event.preventDefault();
+    if (window.labPy && window.labPy.apply) {
+      const notes = window.labPy.apply(wanted.toString());
+      if (notes) notice(String(notes));
+      player.reset();
+      return;
+    }
+    const url = new URL(location.href);
+    for (const k of [...url.searchParams.keys()]) if (!SHELL_KEYS.includes(k)) url.searchParams.delete(k);
+    for (const [k, v] of wanted) url.searchParams.set(k, v);
+    url.searchParams.set("t", "0");
+    location.assign(url.href);
   });
 
   // ---- keyboard: each keypress does one thing ----------------------------------------------

@@ -34,6 +34,10 @@
     const b = base(model, prop);
     if (typeof b === "number") set(model, prop, WHOLE.has(prop) ? Math.round(b * factor) : Math.round(b * factor * 100) / 100);
     else if (typeof b === "string" && b.endsWith("px")) set(model, prop, `${Math.round(parseFloat(b) * factor)}px`);
+    else if (b && typeof b === "object" && typeof b.value === "string" && b.value.endsWith("px")) {  // a glyph's value spec
+      const value = `${Math.round(parseFloat(b.value) * factor)}px`;
+      if (!model[prop] || model[prop].value !== value) model[prop] = Object.assign({}, b, { value });
+    }
   }
   function set(model, prop, value) {
     if (model[prop] !== value) model[prop] = value;
@@ -43,13 +47,83 @@
     if (typeof b === "string" && NEUTRAL.has(b.toLowerCase())) set(model, prop, theme === "light" ? b : colour);
   }
 
-  // Restyle every figure of a BokehJS document for a theme and the presenter view.
-  function restyle(doc, theme, present) {
+  // Restyle every figure of a BokehJS document for a theme and the presenter view, and show
+  // the parts of the page this view wants (arrange). ``opts``: scale (figures' size factor in
+  // the presenter view, fitted to the screen by the shell), view (a page's named view),
+  // fold (the settings folded away), print.
+  function restyle(doc, theme, present, opts) {
+    opts = opts || {};
     const c = THEMES[theme] || THEMES.light;
-    const f = present ? PRESENT : { size: 1, font: 1, line: 1 };
+    const f = present ? Object.assign({}, PRESENT, opts.scale ? { size: opts.scale } : {}) : { size: 1, font: 1, line: 1 };
+    const wasApplying = player.applying;
+    player.applying = true;  // the view's own changes: not sent to Python
+    try {
+      arrange(doc, layoutWanted(doc, present, opts));
+      paint(doc, theme, c, f);
+    } finally { player.applying = wasApplying; }
+  }
+
+  // ---- which parts of a page a view shows -----------------------------------------------------
+  // Pages mark their Panel layouts with css_classes: "lab-main-view" (what the presenter view
+  // shows), "lab-secondary" (never in the presenter view), "lab-controls" (the settings, folded
+  // away in the presenter view, on phones and in print) and "lab-view-<name>" (?view=<name>).
+  const has = (m, cls) => Array.isArray(m.css_classes) && m.css_classes.includes(cls);
+  function kids(m) {
+    const c = m.children, out = [];
+    const add = (x) => { if (Array.isArray(x)) x.forEach(add); else if (x && typeof x === "object" && "visible" in x && "css_classes" in x) out.push(x); };
+    if (Array.isArray(c)) c.forEach(add);
+    else if (c instanceof Map) for (const v of c.values()) add(v);
+    else if (c && typeof c === "object" && !("visible" in c)) for (const v of Object.values(c)) add(v);
+    if (m.child) add(m.child);
+    return out;
+  }
+  function rootsOf(doc) {
+    const r = typeof doc.roots === "function" ? doc.roots() : doc.roots;
+    return r ? [...r] : [];
+  }
+  // The named views of a document ("lab-view-<name>"), and whether it has a main view.
+  function viewNames(doc) {
+    const names = new Set();
+    for (const m of doc.all_models) for (const cls of m.css_classes || []) if (cls.startsWith("lab-view-")) names.add(cls.slice(9));
+    return [...names];
+  }
+  function layoutWanted(doc, present, opts) {
+    const hide = [];
+    let show = null;
+    if (opts.view && viewNames(doc).includes(opts.view)) show = `lab-view-${opts.view}`;
+    else if (present && [...doc.all_models].some((m) => has(m, "lab-main-view"))) show = "lab-main-view";
+    if (present && !opts.print) hide.push("lab-secondary");
+    if ((present || opts.fold || opts.print || show) && !opts.settings) hide.push("lab-controls");
+    if (opts.print) hide.push("lab-no-print");
+    return { show, hide };
+  }
+  const hiddenByView = new WeakSet();
+  function arrange(doc, { show, hide }) {
+    const within = new Map();  // model -> holds a model marked `show`
+    const holds = (m) => {
+      if (!within.has(m)) within.set(m, has(m, show) || kids(m).some(holds));
+      return within.get(m);
+    };
+    const setVisible = (m, on) => {
+      if (!on && m.visible) { hiddenByView.add(m); m.visible = false; }
+      else if (on && hiddenByView.has(m)) { hiddenByView.delete(m); m.visible = true; }
+    };
+    const walk = (m, inside) => {
+      let on = !hide.some((cls) => has(m, cls));
+      if (on && show && !inside) {
+        if (has(m, show)) inside = true;
+        else on = holds(m);
+      }
+      setVisible(m, on);
+      if (on) for (const k of kids(m)) walk(k, inside);
+    };
+    for (const r of rootsOf(doc)) walk(r, false);
+  }
+
+  function paint(doc, theme, c, f) {
     for (const m of doc.all_models) {
       if ("background_fill_color" in m && "renderers" in m && "toolbar" in m) {  // a figure
-        for (const p of ["width", "height", "min_width", "min_height"]) if (typeof base(m, p) === "number") scaled(m, p, f.size);
+        for (const p of ["width", "height", "min_width", "min_height", "max_width", "max_height"]) if (typeof base(m, p) === "number") scaled(m, p, f.size);
         set(m, "background_fill_color", c.background);
         set(m, "border_fill_color", c.background);
         set(m, "outline_line_color", c.grid);
@@ -85,11 +159,20 @@
         ink(m, "line_color", theme, c.muted);
       } else if ("fill_color" in m && "left" in m && "right" in m && m.name === "lab-veil") {
         set(m, "fill_color", c.background);  // a veil over what is still to come
+      } else if (m.type === "Text" && "text_font_size" in m) {  // numbers in a heatmap's cells
+        scaled(m, "text_font_size", Math.max(1, f.size));
       } else if (m.type === "Line" || m.type === "MultiLine") {
         scaled(m, "line_width", f.line);
       } else if (m.type === "Title") {
         set(m, "text_color", c.text);
-        set(m, "text_font_size", `${Math.round(14 * f.font)}px`);
+        set(m, "text_font_size", `${Math.round(14 * Math.min(f.font, 0.45 + f.size))}px`);  // fits its figure
+      } else if (m.type === "Div" && m.styles && !(m.styles instanceof Map) && typeof base(m, "styles") === "object") {
+        // a readout with its own type size (a caption): larger in the presenter view
+        const b = base(m, "styles"), px = b && parseFloat(b["font-size"]);
+        if (px && String(b["font-size"]).endsWith("px")) {
+          const want = `${Math.round(px * (f.font > 1 ? f.font * 0.8 : 1))}px`;
+          if (m.styles["font-size"] !== want) m.styles = Object.assign({}, m.styles, { "font-size": want });
+        }
       }
     }
   }
@@ -266,8 +349,10 @@
     return true;
   }
 
-  const api = { player, restyle, apply, group, clamp, THEMES };
+  const api = { player, restyle, apply, group, clamp, THEMES, viewNames, kids };
   global.labPlayer = player;
   global.labRestyle = restyle;
+  global.labViewNames = viewNames;
+  global.labViewOf = viewOf;
   if (typeof module === "object" && module.exports) module.exports = api;
 })(typeof window !== "undefined" ? window : globalThis);

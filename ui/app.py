@@ -220,7 +220,14 @@ async def _launch_in_browser(page_class):
             page.ready_controls()
     page.param.watch(lambda e: shell.notice(e.new), "notice")
     page.param.watch(lambda *_: shell.setSettings(to_query(page)), page.settings())
-    hooks = {"csv": create_proxy(page.csv), "query": create_proxy(lambda: to_query(page))}
+    def apply(query) -> str:  # a page's own link to its settings (the shell's lab-settings-link)
+        with page.batch():
+            notes = apply_query(page, str(query))
+        js.window.labPlayer.refresh()
+        return " ".join(notes)
+
+    hooks = {"csv": create_proxy(page.csv), "query": create_proxy(lambda: to_query(page)),
+             "apply": create_proxy(apply)}
     js.window.labPy = to_js(hooks, dict_converter=js.Object.fromEntries)
     shell.setSettings(to_query(page))
     shell.takeover(jsdoc, adopted)

@@ -127,7 +127,7 @@ class FixedStatePage(Page):
                                     marker="ns", width=420, height=320)
         self.value_view, self.pair_view = ProbeBars(), PairErrors()
         self.caption = Readout("caption", sizing_mode="stretch_width", margin=(0, 10),
-                               styles={"font-size": "15px"})
+                               styles={"font-size": "15px"}, css_classes=["lab-caption"])
         self.readout = Readout("readout", sizing_mode="stretch_width", margin=(0, 10),
                                css_classes=["lab-readout"])
         return [self.caption, self.readout, self.value_view, self.pair_view, self.curve_plot,
@@ -165,8 +165,9 @@ class FixedStatePage(Page):
         fig = pn.pane.Bokeh
         step_view = pn.Column(self.caption.panel(), self.readout.panel(), pn.FlexBox(
             fig(self.value_view.fig), fig(self.pair_view.fig), sizing_mode="stretch_width"),
-            sizing_mode="stretch_width", styles={"flex": "1 1 600px"})
-        curves = pn.FlexBox(fig(self.curve_plot.fig),
+            sizing_mode="stretch_width", styles={"flex": "1 1 600px"},
+            css_classes=["lab-main-view", "lab-view-step"])
+        curves = pn.FlexBox(pn.Column(fig(self.curve_plot.fig), css_classes=["lab-view-recall"]),
                             pn.Column(fig(self.probe_plot.fig), css_classes=["lab-secondary"]),
                             sizing_mode="stretch_width")
         return pn.Column(pn.FlexBox(controls, step_view, sizing_mode="stretch_width"), curves,

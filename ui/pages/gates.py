@@ -202,7 +202,7 @@ class GatesPage(Page):
                                      y_label="‖Sᵀk₁ − v₁‖ / ‖v₁‖", **line)
         wide = {"sizing_mode": "stretch_width", "css_classes": ["lab-readout"]}
         self.caption = Readout("caption", sizing_mode="stretch_width", margin=(4, 10),
-                               styles={"font-size": "15px"})
+                               styles={"font-size": "15px"}, css_classes=["lab-caption"])
         self.token_info, self.delta_info = Readout("token_text", **wide), Readout("delta_text", **wide)
         self.gate_table = Readout("gates_text", stylesheets=[GATE_TABLE_CSS], **wide)
         self.legend = gv.Note("legend", sizing_mode="stretch_width")
@@ -235,8 +235,10 @@ class GatesPage(Page):
         gates = pn.Column(heading("Gates at this token"), self.gate_table.panel(),
                           sizing_mode="stretch_width", css_classes=["lab-secondary"])
         return pn.Column(
-            controls, self.token_info.panel(), self.caption.panel(),
-            heading("The state S of each rule (one colour scale)"), row(*self.heatmaps),
+            controls, self.token_info.panel(), pn.Column(
+                self.caption.panel(), heading("The state S of each rule (one colour scale)"),
+                row(*self.heatmaps), sizing_mode="stretch_width",
+                css_classes=["lab-main-view", "lab-view-states"]),
             heading("One update taken apart"), self.widget("inspect", pn.widgets.Select, **w),
             self.delta_info.panel(), row(self.vectors, self.erased, self.written),
             heading("Over time"), self.legend.panel(),

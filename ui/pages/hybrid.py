@@ -197,7 +197,7 @@ class HybridPage(Page):
                                min_width=300, max_width=520, margin=(0, 10),
                                styles={"flex": "1 1 340px"})
         self.caption = Readout("caption", sizing_mode="stretch_width", margin=(0, 10),
-                               styles={"font-size": "15px"})
+                               styles={"font-size": "15px"}, css_classes=["lab-caption"])
         self.sources = Readout("sources", sizing_mode="stretch_width", margin=(0, 10),
                                styles={"font-size": "0.9em"})
         return [self.memory, *self.strips.values(), *self.bars.values(), self.readout,
@@ -235,7 +235,8 @@ class HybridPage(Page):
                             css_classes=["lab-secondary"])
         memory = pn.pane.Bokeh(self.memory.fig, sizing_mode="stretch_width", min_width=300,
                                max_width=760, styles={"flex": "2 1 420px"})
-        return pn.Column(knobs, self.caption.panel(),
-                         pn.FlexBox(self.readout.panel(), memory, sizing_mode="stretch_width"),
+        return pn.Column(knobs, pn.Column(self.caption.panel(), pn.FlexBox(
+                             self.readout.panel(), memory, sizing_mode="stretch_width"),
+                             sizing_mode="stretch_width", css_classes=["lab-main-view", "lab-view-memory"]),
                          *(card(self.strips[s].fig, self.bars[s].fig) for s in "ab"),
                          editor, sources, sizing_mode="stretch_width")

@@ -117,7 +117,7 @@ class RunningSumPage(Page):
                           crossover(self.bytes.fig, "same size")]
         md = {"sizing_mode": "stretch_width", "margin": (4, 10)}
         self.state_text = Readout("state_text", sizing_mode="stretch_width", margin=(0, 10),
-                                  styles={"font-size": "15px"})
+                                  styles={"font-size": "15px"}, css_classes=["lab-caption"])
         self.token_text, self.outputs_text = Readout("token_text", **md), Readout("outputs_text", **md)
         self.memory_text = Readout("memory_text", width=340, margin=(4, 10))
         self.cost_text = Readout("cost_text", width=340, margin=(4, 10))
@@ -138,11 +138,16 @@ class RunningSumPage(Page):
         seed = self.widget("seed", pn.widgets.IntInput, width=120, visible=not worked)
         fixed = pn.pane.HTML("<i>The worked example has d = 2 and two tokens.</i>",
                              margin=(0, 10), visible=worked)
+        start = pn.pane.HTML("<a class='lab-settings-link' href='?preset=worked+example' style='"
+                             "font-weight:600'>Start here: the worked example, two tokens by hand "
+                             "→</a>", margin=(0, 10), visible=not worked,
+                             css_classes=["lab-no-print"])
 
         def lock(*_events) -> None:  # the worked example has its own d and T
             for w in (d, tokens, seed):
                 w.visible = self.preset != WORKED
             fixed.visible = self.preset == WORKED
+            start.visible = self.preset != WORKED
 
         self.param.watch(lock, "preset")
         controls = pn.Column(
@@ -156,15 +161,17 @@ class RunningSumPage(Page):
         fig = pn.pane.Bokeh
         state = pn.Column(self.state_text.panel(), pn.FlexBox(
             fig(self.S_map.fig), fig(self.write_map.fig), fig(self.z_map.fig),
-            pn.Column(fig(self.memory.fig), self.memory_text.panel(), width=370),
-            sizing_mode="stretch_width"), sizing_mode="stretch_width")
+            pn.Column(fig(self.memory.fig), self.memory_text.panel(), width=370,
+                      css_classes=["lab-secondary"]),
+            sizing_mode="stretch_width"), sizing_mode="stretch_width",
+            css_classes=["lab-main-view", "lab-view-state"])
         work = pn.FlexBox(fig(self.work.fig),
                           pn.Column(fig(self.total.fig), self.cost_text.panel(), width=370),
                           pn.Column(fig(self.bytes.fig), width=370), sizing_mode="stretch_width",
-                          css_classes=["lab-secondary"])
-        return pn.Column(pn.FlexBox(controls, fig(self.tokens_view.fig), both,
-                                    sizing_mode="stretch_width"), state, work,
-                         sizing_mode="stretch_width")
+                          css_classes=["lab-secondary", "lab-view-cost"])
+        tokens = pn.Column(fig(self.tokens_view.fig), css_classes=["lab-main-view", "lab-view-tokens"])
+        return pn.Column(start, pn.FlexBox(controls, tokens, both, sizing_mode="stretch_width"),
+                         state, work, sizing_mode="stretch_width")
 
 
 # Readout texts, one per t ----------------------------------------------------------------------

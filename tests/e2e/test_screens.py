@@ -1,0 +1,168 @@
+"""Every screen: the presenter view fits one screen, a phone keeps the transport and the stepped
+figure in view together, an embed sizes its frame through its host, print shows no controls,
+and axe-core finds no serious or critical accessibility problem on any page (both themes).
+
+axe-core is a test-only tool (tests/e2e/node, installed by `make e2e`/`make test` with npm ci);
+it is injected into the page under test and never ships with the site."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import PAGE_SLUGS, shot, wait_live, wait_ready, watch
+
+pytestmark = pytest.mark.e2e
+
+AXE = Path(__file__).parent / "node" / "node_modules" / "axe-core" / "axe.min.js"
+
+# Where each shown part of the page's main view ends, and whether the page scrolls.
+LAYOUT_JS = """() => {
+  const inView = (r) => r.top >= -1 && r.left >= -1 && r.bottom <= innerHeight + 1 && r.right <= innerWidth + 1;
+  const figs = [];
+  for (const m of labPlayer.doc.all_models) {
+    if (!("renderers" in m && "toolbar" in m) || !m.visible) continue;
+    const v = labViewOf(m);
+    if (!v || !v.el || !v.el.isConnected) continue;
+    const r = v.el.getBoundingClientRect();
+    if (r.width > 0) figs.push({title: m.title && m.title.text, inView: inView(r), bottom: r.bottom});
+  }
+  const bar = document.querySelector('.lab-transport').getBoundingClientRect();
+  return {figs, transport: inView(bar), scrollH: document.documentElement.scrollHeight,
+          scrollW: document.documentElement.scrollWidth, h: innerHeight, w: innerWidth};
+}"""
+
+
+def fitted(page) -> None:
+    page.wait_for_function("(window.labFitted || 0) >= 1 && !document.documentElement.classList.contains('fitting')"
+                           " && window.labLive", timeout=120_000)
+    page.wait_for_timeout(300)
+    page.wait_for_function("!document.documentElement.classList.contains('fitting')", timeout=60_000)
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)], ids=["1280x720", "1920x1080"])
+@pytest.mark.parametrize("slug", ["running-sum", "fixed-state"])
+def test_presenter_view_fits_one_screen(browser, server, slug, size):
+    ctx = browser.new_context(viewport={"width": size[0], "height": size[1]})
+    page = ctx.new_page()
+    visit = watch(page)
+    page.goto(f"{server.url}{slug}.html?present=1")
+    wait_live(page)
+    fitted(page)
+    layout = page.evaluate(LAYOUT_JS)
+    assert layout["scrollH"] <= layout["h"] and layout["scrollW"] <= layout["w"], layout
+    assert layout["transport"], layout
+    assert layout["figs"] and all(f["inView"] for f in layout["figs"]), layout
+    # filled: the figures reach down into the last fifth of the screen
+    assert max(f["bottom"] for f in layout["figs"]) > 0.8 * layout["h"], layout
+    # the header is one row and the settings are folded away behind one button
+    assert page.locator(".lab-header").bounding_box()["height"] < 60
+    assert page.locator("#tp-settings").is_visible()
+    page.get_by_role("button", name="Step", exact=True).click()
+    shot(page, f"{slug}-present-{size[0]}x{size[1]}")
+    assert visit.problems() == []
+    ctx.close()
+
+
+def test_phone_keeps_the_transport_and_the_stepped_figure_in_view(browser, server):
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = ctx.new_page()
+    page.goto(f"{server.url}running-sum.html")
+    wait_ready(page)
+    page.wait_for_timeout(500)
+    page.get_by_role("button", name="Step", exact=True).click()
+    layout = page.evaluate(LAYOUT_JS)
+    assert layout["transport"] and layout["scrollW"] <= layout["w"], layout
+    tokens = [f for f in layout["figs"] if f["title"] and f["title"].startswith("Tokens")]
+    assert tokens and tokens[0]["inView"], layout  # the figure a step changes first
+    shot_path = shot(page, "running-sum-phone")
+    assert shot_path.exists()
+    page.mouse.wheel(0, 700)  # scrolled down: the transport stays at the top
+    page.wait_for_timeout(300)
+    assert page.evaluate(LAYOUT_JS)["transport"]
+    page.screenshot(path=str(shot_path.with_name("running-sum-phone-scrolled.png")))
+    ctx.close()
+
+
+def test_an_embed_reports_its_height_and_the_host_resizes_it(context, server):
+    page = context.new_page()
+    page.goto(f"{server.url}running-sum.html")
+    wait_ready(page)
+    page.locator("#btn-share").click()
+    frame_html = page.locator("#share-embed").input_value()
+    host_js = page.locator("#share-host").input_value()
+    assert 'height="' in frame_html and "lab-height" in host_js
+    page.close()
+    context.route(f"{server.url}host.html", lambda r: r.fulfill(
+        content_type="text/html", body=f"<!doctype html><h1>A course page</h1>{frame_html}{host_js}<p>after</p>"))
+    host = context.new_page()
+    host.goto(f"{server.url}host.html")
+    frame = host.frame_locator("iframe")
+    frame.locator("#tp-step").wait_for()
+    host.wait_for_function("document.querySelector('iframe').style.height !== ''", timeout=60_000)
+    inner = host.frames[1]
+    inner.wait_for_function("window.labPrerendered === true")
+    host.wait_for_timeout(1000)
+    want = inner.evaluate("Math.ceil(document.querySelector('.lab-main').getBoundingClientRect().height)")
+    got = host.evaluate("document.querySelector('iframe').getBoundingClientRect().height")
+    assert abs(got - want) <= 2, (got, want)
+    full = frame.locator("#lab-full")
+    assert full.is_visible() and "embed" not in full.get_attribute("href")
+    shot(host, "running-sum-embed-in-host")
+
+
+def test_a_named_view_embeds_one_part(context, server):
+    page = context.new_page()
+    page.goto(f"{server.url}running-sum.html?embed=1&view=state")
+    wait_ready(page)
+    page.wait_for_timeout(500)
+    titles = [f["title"] for f in page.evaluate(LAYOUT_JS)["figs"]]
+    assert "State S (after token t)" in titles and not any(t and t.startswith("Tokens") for t in titles)
+    assert page.locator("#tp-step").is_visible()
+    shot(page, "running-sum-embed-view-state")
+
+
+def test_print_shows_no_controls_and_the_link(context, server):
+    page = context.new_page()
+    page.goto(f"{server.url}running-sum.html?theme=dark&t=3")
+    wait_ready(page)
+    page.emulate_media(media="print")
+    page.wait_for_timeout(500)
+    for sel in (".lab-header", ".lab-transport"):
+        assert not page.locator(sel).is_visible()
+    controls = page.evaluate("[...labPlayer.doc.all_models].filter((m) => (m.css_classes || [])"
+                             ".includes('lab-controls')).map((m) => m.visible)")
+    assert controls == [False]
+    ref = page.locator("#lab-print-ref").inner_text()
+    assert "t = 3" in ref and "running-sum.html" in ref
+    bg = page.evaluate("[...labPlayer.doc.all_models].find((m) => 'toolbar' in m).background_fill_color")
+    assert bg == "#ffffff"  # light, though the screen is dark
+    shot(page, "running-sum-print")
+    page.emulate_media(media="screen")
+    page.wait_for_timeout(300)
+    assert page.locator(".lab-transport").is_visible()
+
+
+@pytest.mark.skipif(not AXE.exists(), reason="axe-core not installed (npm ci --prefix tests/e2e/node)")
+@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("slug", PAGE_SLUGS)
+def test_no_serious_accessibility_violations(context, server, slug, theme):
+    page = context.new_page()
+    page.goto(f"{server.url}{slug}.html?theme={theme}")
+    wait_live(page)
+    page.get_by_role("button", name="Step", exact=True).click()
+    page.wait_for_timeout(600)
+    page.add_script_tag(path=str(AXE))
+    found = page.evaluate("""() => axe.run(document, {resultTypes: ['violations']}).then((r) => r.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.length}) ${v.nodes[0].target.join(' ')}`))""")
+    assert found == []
+    # every figure that changes with t says what it shows, in numbers
+    alts = page.evaluate("""() => labPlayer.groups
+      .filter(([m, attrs]) => attrs.some(([a]) => a === '@alt'))
+      .map(([m]) => { const el = labViewOf(m) && labViewOf(m).el;
+                      return el ? [el.getAttribute('role'), el.getAttribute('aria-label') || ''] : null; })""")
+    assert alts and all(a and a[0] == "img" and any(c.isdigit() for c in a[1]) for a in alts), alts
+    assert page.locator("#lab-say").get_attribute("aria-live") == "polite"
+    page.wait_for_function("document.getElementById('lab-say').textContent.startsWith('t = 1')")
