@@ -28,6 +28,9 @@ PAGES = (
     PageInfo("hybrid", "hybrid", "Hybrid models and their cache",
              "A few attention layers among many linear ones: only those grow a cache.",
              "Hybrid models"),
+    PageInfo("chunkwise", "chunkwise", "How these train fast: the chunkwise-parallel form",
+             "Masked matrices inside a chunk, one state carried between chunks: the same outputs.",
+             "Chunkwise"),
 )
 
 
