@@ -31,6 +31,9 @@ PAGES = (
     PageInfo("chunkwise", "chunkwise", "How these train fast: the chunkwise-parallel form",
              "Masked matrices inside a chunk, one state carried between chunks: the same outputs.",
              "Chunkwise"),
+    PageInfo("random-features", "random_features", "Random features that approximate softmax",
+             "Performer's FAVOR+: softmax weights from m random features, closer as m grows.",
+             "Random features"),
 )
 
 
