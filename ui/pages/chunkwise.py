@@ -120,7 +120,7 @@ class ChunkwisePage(Page):
                                    **chunk)
         self.state = Heatmap("states", "State carried into this chunk", row_label="key entry i",
                              col_label="value entry j", value_name="S[i, j]", width=300, height=300)
-        self.parts = Heatmap("parts", "Output of token t, both ways", row_label="",
+        self.parts = cv.PartsHeatmap("parts", "Output of token t, both ways", row_label="",
                              col_label="value entry j", row_symbol="row", value_name="o[j]",
                              width=420, height=240, colorbar=False)
         self.parts.fig.yaxis.major_label_overrides = dict(enumerate(PARTS))

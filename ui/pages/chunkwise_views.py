@@ -127,6 +127,32 @@ class MaskedHeatmap(Heatmap):
         return out
 
 
+class PartsHeatmap(Heatmap):
+    """The output of token t taken apart, one row per part; the last row is the difference of
+    two ways of computing it, rounding residue whose last bits depend on the machine's
+    arithmetic (CPython's BLAS or Pyodide's). It reads "≈0" for an exact zero too, so the page
+    built ahead of time and the live page show the same picture at every t ≥ 1."""
+
+    def frames(self, run) -> dict[str, list]:
+        out = super().frames(run)
+        n = self.cols
+        if self.labelled():
+            out["label"] = [row if t == 0 else row[:-n] + [_approx(s) for s in row[-n:]]
+                            for t, row in enumerate(out["label"])]
+        out["alt"] = [a if t == 0 else _approx_last_row(a) for t, a in enumerate(out["alt"])]
+        return out
+
+
+def _approx(label: str) -> str:
+    return "≈0" if label == "0" else label
+
+
+def _approx_last_row(alt: str) -> str:
+    head, sep, last = alt.rpartition("; row ")
+    name, colon, cells = last.partition(": ")
+    return head + sep + name + colon + ", ".join(_approx(c) for c in cells.split(", "))
+
+
 # Readout texts, one per t ----------------------------------------------------------------------
 
 def chunk_span(r: dict, c: int) -> str:
