@@ -28,6 +28,12 @@ PAGES = (
     PageInfo("hybrid", "hybrid", "Hybrid models and their cache",
              "A few attention layers among many linear ones: only those grow a cache.",
              "Hybrid models"),
+    PageInfo("chunkwise", "chunkwise", "How these train fast: the chunkwise-parallel form",
+             "Masked matrices inside a chunk, one state carried between chunks: the same outputs.",
+             "Chunkwise"),
+    PageInfo("random-features", "random_features", "Random features that approximate softmax",
+             "Performer's FAVOR+: softmax weights from m random features, closer as m grows.",
+             "Random features"),
 )
 
 
