@@ -34,3 +34,9 @@ input:focus-visible, select:focus-visible, textarea:focus-visible {
   outline: 3px solid var(--accent, #0072B2); outline-offset: 2px; }
 .noUi-handle:focus { outline: 3px solid var(--accent, #0072B2); outline-offset: 2px; }
 """
+
+
+def style_widget(widget):
+    """Give a Panel widget the site's slider colours, wrapping labels and a visible focus."""
+    widget.stylesheets = [*widget.stylesheets, WIDGET_CSS]
+    return widget
