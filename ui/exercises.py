@@ -190,9 +190,9 @@ class ExerciseBox:
         self.shown, self.typed = 0, ""
         self.prompt = pn.pane.HTML(prompt_html(self.exercise), sizing_mode="stretch_width",
                                    margin=(0, 10))
-        self.answer = pn.widgets.TextInput(name="Your answer", width=280,
+        self.answer = pn.widgets.TextInput(label="Your answer", width=280,
                                            placeholder=unit_hint(self.exercise))
-        self.check_button = pn.widgets.Button(label="Check", button_type="primary", width=90,
+        self.check_button = pn.widgets.Button(label="Check", color="primary", width=90,
                                               align="end")
         self.working = pn.widgets.Button(label="Show the working", width=170, align="end")
         self.another = pn.widgets.Button(label="Another exercise", width=150, align="end")

@@ -18,6 +18,7 @@ import param
 from bokeh.models import Div
 
 from sim import cache
+from ui.exercises import exercise_setting
 from ui.fmt import plain
 from ui.page import SETTINGS_ERRORS, Page, Run
 from ui.pages.hybrid_views import (
@@ -72,7 +73,7 @@ class HybridPage(Page):
     examples = {"custom": [{"name": "small", "layers": [
         {"kind": "attention", "count": 2, "kv_heads": 2, "head_dim": 64},
         {"kind": "recurrent", "count": 6, "state_shape": [4, 64, 64]}]}]}
-    link_keys = {"sequences": "batch"}  # the link's name since the first version
+    link_keys = {"sequences": "batch", "exercise": "ex"}  # the link's name since the first version
     stops = (("4K", "stop_4k"), ("128K", "stop_128k"), ("1M", "stop_1m"),
              ("A's cache passes its state", "stop_cross"))
 
@@ -89,6 +90,7 @@ class HybridPage(Page):
                                  label="State dtype", doc="Engines often keep the state in fp32")
     sequences = param.Integer(1, bounds=(1, 256), label="Batch (sequences)",
                           doc="Sequences served at once; every byte count scales with it")
+    exercise = exercise_setting()
 
     def __init__(self, **params):
         self.editor = None

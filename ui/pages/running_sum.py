@@ -17,6 +17,7 @@ import sim
 from sim import cost, scenarios
 from sim.cache import DTYPE_BYTES
 from sim.parallel import run_parallel
+from ui.exercises import exercise_setting
 from ui.fmt import count, num, ratio, sub, vec
 from ui.page import Page, Run
 from ui.pages.running_sum_views import MemoryStack, TokenStrip
@@ -30,6 +31,7 @@ COST_T_MAX = 100_000  # the cost plots' right edge: a long context, where the ga
 class RunningSumPage(Page):
     title = "Running sum: attention without the softmax"
     slug = "running-sum"
+    link_keys = {"exercise": "ex"}
     stops = (("start", "stop_start"), ("t = d", "stop_d"), ("t = d + 1", "stop_d1"))
 
     preset = param.Selector(default=RANDOM, objects=[RANDOM, WORKED], label="Token stream",
@@ -40,6 +42,7 @@ class RunningSumPage(Page):
                                  label="Feature map φ")
     normalize = param.Boolean(True, label="Divide by φ(q)·z (normalise)")
     seed = param.Integer(0, bounds=(0, 2**31 - 1), label="Seed")
+    exercise = exercise_setting()
 
     @param.depends("preset", watch=True)
     def _lesson_settings(self) -> None:  # the worked example is the lesson's: identity, divided
