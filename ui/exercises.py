@@ -162,9 +162,10 @@ def unit_hint(exercise: Exercise) -> str:
 
 
 def prompt_html(exercise: Exercise) -> str:
-    return (f"<p class='lab-ex-prompt'><b>Your turn</b> (exercise {number_text(exercise.seed)}"
-            f"{', the lesson’s own' if exercise.seed == 0 and exercise.page == 'running-sum' else ''}"
-            f"). {html.escape(exercise.prompt)}</p>")
+    own = ", the lesson’s own" if exercise.seed == 0 and exercise.page == "running-sum" else ""
+    return (f"<h3 style='margin:0.3em 0'>Your turn <small style='font-weight:normal'>(exercise "
+            f"{number_text(exercise.seed)}{own})</small></h3><p class='lab-ex-prompt' "
+            f"style='margin:0.3em 0'>{html.escape(exercise.prompt)}</p>")
 
 
 def steps_html(exercise: Exercise, shown: int) -> str:
