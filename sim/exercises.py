@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from .scenarios import Stream
+
 Array = np.ndarray
 KIND_VECTOR, KIND_NUMBER, KIND_BYTES = "vector", "number", "bytes"
 MAX_DRAWS = 1000  # redraws until the numbers are friendly (a few are enough in practice)
@@ -147,6 +149,15 @@ def running_sum(seed: int) -> Exercise:
         return _running_sum_from(seed, k, rng.integers(0, 5, (3, 2)), q)
 
     return _draw(seed, make)
+
+
+def running_sum_stream(exercise: Exercise) -> Stream:
+    """A running-sum exercise's three tokens as a stream, each with the exercise's query, so
+    the third output is the answer (for playing the exercise on the page's plots)."""
+    k, v, q = (np.array(exercise.given[n], dtype=float) for n in ("k", "v", "q"))
+    return Stream(np.tile(q, (3, 1)), k, v, ("k1 → v1", "k2 → v2", "the new token"),
+                  "Your turn: two tokens, then the exercise's third; every token reads with its "
+                  "query.")
 
 
 # Page 2: fixed state -------------------------------------------------------------------------

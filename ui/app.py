@@ -163,6 +163,7 @@ async def _launch_in_browser(page_class):
     pn.config.exception_handler = report
     notices = apply_query(page, str(js.window.location.search))
     page.after_apply = lambda: js.window.labPlayer.refresh()
+    page.seek_player = lambda t: js.window.labPlayer.seek(int(t))  # "Show it on the plots"
     page.batch, jsdoc = await _render(page.layout, LIVE_TARGET)
     page.param.watch(lambda e: shell.notice(e.new), "notice")
     page.param.watch(lambda *_: shell.setSettings(to_query(page)), page.settings())

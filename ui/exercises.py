@@ -197,6 +197,11 @@ class ExerciseBox:
                                               align="end")
         self.working = pn.widgets.Button(label="Show the working", width=170, align="end")
         self.another = pn.widgets.Button(label="Another exercise", width=150, align="end")
+        # A page may play its exercise on its plots: (setting, value, t at each working step).
+        self.on_plots = getattr(page, "exercise_on_plots", None)
+        self.plots = pn.widgets.Button(label="Show it on the plots", width=170, align="end",
+                                       visible=self.on_plots is not None)
+        self.plots.on_click(lambda _e: self.show_on_plots())
         self.feedback = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10),
                                      styles={"font-weight": "bold"})
         self.steps = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10))
@@ -224,9 +229,20 @@ class ExerciseBox:
         self.feedback.object = f"<p role='status'>{result.html}</p>"
         return result
 
+    def seek(self, t: int) -> None:
+        """Frame t on the plots: the browser's player in the live page, else Page.show."""
+        (getattr(self.page, "seek_player", None) or self.page.show)(t)
+
+    def show_on_plots(self) -> None:
+        name, value, _ = self.on_plots
+        setattr(self.page, name, value)
+        self.seek(0)
+
     def reveal(self) -> None:
         n = len(self.exercise.steps)
         self.shown = 0 if self.shown >= n else self.shown + 1
+        if self.on_plots and self.shown and getattr(self.page, self.on_plots[0]) == self.on_plots[1]:
+            self.seek(self.on_plots[2][self.shown - 1])  # the plots follow the working
         self.steps.object = steps_html(self.exercise, self.shown)
         self.working.label = ("Show the working" if self.shown == 0 else "Hide the working"
                              if self.shown >= n else f"Next step ({self.shown + 1} of {n})")
@@ -254,9 +270,9 @@ class ExerciseBox:
             self.answer.placeholder = "ready once Python has started"
         from ui.theme import style_widget  # noqa: PLC0415
 
-        for w in (self.answer, self.check_button, self.working, self.another):
+        for w in (self.answer, self.check_button, self.working, self.another, self.plots):
             style_widget(w).disabled = not ready
-        return pn.Column(self.prompt, pn.Row(self.answer, self.check_button, self.working,
-                                             self.another, margin=(0, 5)),
+        return pn.Column(self.prompt, pn.FlexBox(self.answer, self.check_button, self.working,
+                                                 self.plots, self.another, margin=(0, 5)),
                          self.feedback, self.steps, sizing_mode="stretch_width",
                          styles=BOX_CSS, css_classes=["lab-exercise"], margin=(10, 10))

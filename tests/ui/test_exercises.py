@@ -137,3 +137,26 @@ def test_built_ahead_of_time_the_answer_waits_for_python(slug):
     ahead = prerender(CLASSES[slug])
     assert "ready once Python has started" in ahead["doc"]
     assert "Your turn" in ahead["doc"]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 5])
+def test_the_running_sum_exercise_plays_on_the_plots_and_follows_the_working(build, seed):
+    page = build(CLASSES["running-sum"], exercise=seed)
+    box = page.exercise_box
+    box.show_on_plots()
+    assert page.preset == "your turn" and page.feature_map == "identity" and page.normalize
+    assert page.run.t_max == 3 and page.t == 0
+    shown_t = []
+    for _ in box.exercise.steps:
+        box.reveal()
+        shown_t.append(page.t)
+    assert shown_t == [2, 3, 3, 3]  # the state after two tokens, then the third and the read
+    answer = box.exercise.answer_text
+    assert f"<b>o<sub>3</sub> = {answer}</b>" in page.run.data["outputs_text"][3]  # both ways
+    page.exercise = seed + 1  # the plots follow the exercise while they show it
+    assert page.run.data["k"].tolist() == GENERATORS["running-sum"](seed + 1).given["k"]
+
+
+def test_other_pages_have_no_plot_button():
+    for slug in ("fixed-state", "gates", "hybrid"):
+        assert not CLASSES[slug]().exercise_box.plots.visible
