@@ -186,7 +186,8 @@ class Page(param.Parameterized):
     def _revert(self) -> None:
         self._reverting = True
         try:
-            self.param.update(**{n: v for n, v in self._good.items() if getattr(self, n) != v})
+            self.param.update(**{n: v for n, v in self._good.items()  # not the exercise number:
+                                 if getattr(self, n) != v and n not in self.no_recompute})
         finally:
             self._reverting = False
 

@@ -160,3 +160,14 @@ def test_the_running_sum_exercise_plays_on_the_plots_and_follows_the_working(bui
 def test_other_pages_have_no_plot_button():
     for slug in ("fixed-state", "gates", "hybrid"):
         assert not CLASSES[slug]().exercise_box.plots.visible
+
+
+def test_a_setting_that_cannot_run_keeps_the_exercise(build):
+    page = build(CLASSES["hybrid"])
+    page.sequences = 256
+    page.custom = {"name": "huge", "layers": [
+        {"kind": "attention", "count": 2000, "kv_heads": 64, "head_dim": 1024}]}
+    page.exercise = 4  # after the last run: the settings kept as good do not hold it
+    page.model_a = "custom"  # cannot run: more than 2^53 bytes at 1M tokens
+    assert page.notice and page.model_a != "custom"
+    assert page.exercise == 4 and page.exercise_box.exercise == GENERATORS["hybrid"](4)
