@@ -183,6 +183,13 @@ class ExerciseBox:
     'Show the working' revealing one step per press, and 'Another exercise' (the next seed).
     Built once per page; the page's ``exercise`` setting picks the numbers."""
 
+    @classmethod
+    def for_page(cls, page) -> ExerciseBox | None:
+        """The box of a page with an ``exercise`` setting and a generator for its slug."""
+        if "exercise" in page.param and page.slug in GENERATORS:
+            return cls(page, GENERATORS[page.slug])
+        return None
+
     def __init__(self, page, generator):
         import panel as pn  # noqa: PLC0415
 

@@ -25,7 +25,7 @@ import param
 from bokeh.models import ColumnDataSource, Div
 
 from ui.csvfile import to_csv
-from ui.exercises import GENERATORS, ExerciseBox
+from ui.exercises import ExerciseBox
 from ui.fmt import plain as text
 from ui.theme import style_widget
 
@@ -75,8 +75,7 @@ class Page(param.Parameterized):
         self.info = Div(text="", visible=False, css_classes=["lab-info"],
                         sizing_mode="stretch_width")
         self.views = self.make_views()
-        self.exercise_box = (ExerciseBox(self, GENERATORS[self.slug])  # where it has one
-                             if "exercise" in self.param and self.slug in GENERATORS else None)
+        self.exercise_box = ExerciseBox.for_page(self)  # "Your turn", where the page has one
         self.frames = ColumnDataSource(name="lab-frames")
         bindings = []
         for i, view in enumerate(self.views):
@@ -245,7 +244,7 @@ class Page(param.Parameterized):
     def layout(self) -> pn.viewable.Viewable:
         if self._layout is None:
             parts = [pn.pane.Bokeh(self.info), self.body()]
-            if self.exercise_box is not None:  # "Your turn" ends every lesson page
+            if self.exercise_box is not None:  # "Your turn" ends the page
                 parts.append(self.exercise_box.panel(self.controls_ready))
             for w in self.widgets:
                 w.disabled = w.disabled or not self.controls_ready  # the page's own stays
