@@ -6,7 +6,7 @@ generator per page, by the page's slug); the page's ``exercise`` setting is the 
 
 Checking happens in Python: in the page built ahead of time the answer field is disabled and
 says it is ready once Python has started (nothing can be typed there, so nothing typed is lost
-at the takeover). The live page builds the box once; a change of any setting, the exercise's
+at the takeover); its working is there already, folded in a <details>. The live page builds the box once; a change of any setting, the exercise's
 included, keeps the typed text (new numbers only clear the verdict).
 
 Reading: vectors as "1.5, 2.5", "(1.5, 2.5)", "[1.5 2.5]", fractions "10/3", a minus as - or
@@ -273,8 +273,11 @@ class ExerciseBox:
     def panel(self, ready: bool):
         import panel as pn  # noqa: PLC0415
 
-        if not ready:
+        if not ready:  # the working can be read before Python: all of it, folded away
             self.answer.placeholder = "ready once Python has started"
+            self.working.visible = False
+            self.steps.object = ("<details><summary>Show the working</summary>"
+                                 f"{steps_html(self.exercise, len(self.exercise.steps))}</details>")
         from ui.theme import style_widget  # noqa: PLC0415
 
         for w in (self.answer, self.check_button, self.working, self.another, self.plots):
