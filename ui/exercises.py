@@ -174,8 +174,10 @@ def steps_html(exercise: Exercise, shown: int) -> str:
 
 
 BOX_CSS = {"border": "1px solid #8886", "border-radius": "6px", "padding": "4px 8px"}
-VERDICT_COLOURS = {"right": "#1a7f37", "mistake": "#bc4c00", "wrong": "#cf222e",
-                   "unreadable": "inherit"}
+# The theme's colours where it sets them (dark), GitHub's light ones otherwise.
+VERDICT_COLOURS = {"right": "var(--success-text-color, #1a7f37)",
+                   "mistake": "var(--warning-text-color, #9a6700)",
+                   "wrong": "var(--danger-text-color, #cf222e)", "unreadable": "inherit"}
 
 
 class ExerciseBox:

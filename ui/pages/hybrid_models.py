@@ -121,7 +121,7 @@ class ConfigImport:
         return True
 
     def _say(self, message: str) -> bool:
-        self.report.object = f"<p style='color:#cf222e'>{html.escape(plain(message, 400))}</p>"
+        self.report.object = f"<p style='color:var(--danger-text-color, #cf222e)'>{html.escape(plain(message, 400))}</p>"
         return False
 
     def panel(self) -> pn.Column:
