@@ -206,11 +206,13 @@ class ExerciseBox:
                                               align="end")
         self.working = pn.widgets.Button(label="Show the working", width=170, align="end")
         self.another = pn.widgets.Button(label="Another exercise", width=150, align="end")
-        # A page may play its exercise on its plots: (setting, value, t at each working step).
-        self.on_plots = getattr(page, "exercise_on_plots", None)
+        # A page may play its exercise on its plots: ``page.play_exercise(exercise)`` sets the
+        # page up and returns the t each step of the working is about (or () to stay put).
+        self.playing, self.steps_t = False, ()
         self.plots = pn.widgets.Button(label="Show it on the plots", width=170, align="end",
-                                       visible=self.on_plots is not None)
+                                       visible=hasattr(page, "play_exercise"))
         self.plots.on_click(lambda _e: self.show_on_plots())
+        page.param.watch(self._other_setting, [n for n in page.settings() if n != "exercise"])
         self.feedback = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10),
                                      styles={"font-weight": "bold"})
         self.steps = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10))
@@ -243,15 +245,18 @@ class ExerciseBox:
         (getattr(self.page, "seek_player", None) or self.page.show)(t)
 
     def show_on_plots(self) -> None:
-        name, value, _ = self.on_plots
-        setattr(self.page, name, value)
+        self.steps_t = tuple(self.page.play_exercise(self.exercise))
+        self.playing = True  # until the student changes a setting
         self.seek(0)
+
+    def _other_setting(self, *_events) -> None:
+        self.playing = False
 
     def reveal(self) -> None:
         n = len(self.exercise.steps)
         self.shown = 0 if self.shown >= n else self.shown + 1
-        if self.on_plots and self.shown and getattr(self.page, self.on_plots[0]) == self.on_plots[1]:
-            self.seek(self.on_plots[2][self.shown - 1])  # the plots follow the working
+        if self.playing and self.shown and len(self.steps_t) >= self.shown:
+            self.seek(self.steps_t[self.shown - 1])  # the plots follow the working
         self.steps.object = steps_html(self.exercise, self.shown)
         self.working.label = ("Show the working" if self.shown == 0 else "Hide the working"
                              if self.shown >= n else f"Next step ({self.shown + 1} of {n})")
@@ -264,6 +269,8 @@ class ExerciseBox:
             self.page.notice = f"Exercise {event.new} could not be made ({text(err, 120)})."
             return
         self.prompt.object = prompt_html(self.exercise)
+        if self.playing:  # the plots show the new numbers too
+            self.show_on_plots()
         self.answer.placeholder = unit_hint(self.exercise)
         self.shown = len(self.exercise.steps)
         self.reveal()

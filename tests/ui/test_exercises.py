@@ -158,8 +158,24 @@ def test_the_running_sum_exercise_plays_on_the_plots_and_follows_the_working(bui
     assert page.run.data["k"].tolist() == GENERATORS["running-sum"](seed + 1).given["k"]
 
 
-def test_other_pages_have_no_plot_button():
-    for slug in ("fixed-state", "gates", "hybrid"):
+def test_the_hybrid_exercise_shows_its_model_on_the_plots(build):
+    page = build(CLASSES["hybrid"], exercise=1)  # the state of all recurrent layers
+    box = page.exercise_box
+    box.show_on_plots()
+    assert page.model_a == "custom" and page.model_b == "none" and box.playing
+    a = page.run.data["reports"]["a"]
+    assert (float(a[0]["state_bytes"]),) == box.exercise.answer
+    page.exercise = 0  # the KV cache at t tokens: the model follows the exercise
+    g = box.exercise.given
+    assert page.custom == sim_exercises.hybrid_model(g) | {"name": page.custom["name"]}
+    per_token = page.run.data["reports"]["a"][0]["kv_bytes_per_token"]
+    assert (float(per_token * g["tokens"]),) == box.exercise.answer
+    page.sequences = 2  # the student's own change: the box stops following
+    assert not box.playing
+
+
+def test_fixed_state_and_gates_have_no_plot_button():
+    for slug in ("fixed-state", "gates"):
         assert not CLASSES[slug]().exercise_box.plots.visible
 
 

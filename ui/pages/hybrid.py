@@ -18,6 +18,7 @@ import param
 from bokeh.models import Div
 
 from sim import cache
+from sim.exercises import hybrid_model
 from ui.exercises import exercise_setting
 from ui.fmt import plain
 from ui.page import SETTINGS_ERRORS, Page, Run
@@ -166,6 +167,12 @@ class HybridPage(Page):
             return False
         self.model_a = CUSTOM
         return True
+
+    def play_exercise(self, exercise) -> tuple[int, ...]:
+        """'Show it on the plots': the exercise's model as model A, in the exercise's units."""
+        self.param.update(custom=hybrid_model(exercise.given), model_a=CUSTOM, model_b=NONE,
+                          kv_dtype="bf16", state_dtype="fp32", sequences=1, kv_block=16)
+        return ()
 
     def apply_and_show(self, _event=None) -> None:
         if self.apply_text(self.editor.value) and CUSTOM not in (self.model_a, self.model_b):

@@ -33,8 +33,6 @@ class RunningSumPage(Page):
     title = "Running sum: attention without the softmax"
     slug = "running-sum"
     link_keys = {"exercise": "ex"}
-    # "Show it on the plots": the exercise's tokens, and the t each step of the working shows.
-    exercise_on_plots = ("preset", YOUR_TURN, (2, 3, 3, 3))
     stops = (("start", "stop_start"), ("t = d", "stop_d"), ("t = d + 1", "stop_d1"))
 
     preset = param.Selector(default=RANDOM, objects=[RANDOM, WORKED, YOUR_TURN],
@@ -52,6 +50,10 @@ class RunningSumPage(Page):
     def _lesson_settings(self) -> None:  # the worked example is the lesson's: identity, divided
         if self.preset != RANDOM and not self._reverting:
             self.param.update(feature_map="identity", normalize=True)
+
+    def play_exercise(self, _exercise) -> tuple[int, ...]:  # "Show it on the plots": its
+        self.preset = YOUR_TURN  # tokens, and the t each step of the working is about
+        return (2, 3, 3, 3)
 
     @param.depends("exercise", watch=True)
     def _exercise_tokens(self) -> None:  # the plots play the exercise's own tokens
@@ -149,8 +151,7 @@ class RunningSumPage(Page):
         d = self.widget("d", pn.widgets.IntSlider, width=220, visible=not worked)
         tokens = self.widget("tokens", pn.widgets.IntSlider, width=220, visible=not worked)
         seed = self.widget("seed", pn.widgets.IntInput, width=120, visible=not worked)
-        fixed = pn.pane.HTML("<i>The lesson's own tokens: d = 2.</i>", margin=(0, 10),
-                             visible=worked)
+        fixed = pn.pane.HTML("<i>The lesson's own tokens: d = 2.</i>", margin=(0, 10), visible=worked)
 
         def lock(*_events) -> None:  # the worked example and the exercise have their own d, T
             for w in (d, tokens, seed):
