@@ -8,10 +8,9 @@ A page is
 - ``make_views()``: the views (``ui.views``) bound to columns of the Run, and ``body()``, how
   they and the controls are arranged.
 
-This base class owns the rest: recomputing on a settings change, keeping the last good run and
-naming the value when a change cannot run, the notice, the CSV and the frames the browser
-steps through. Python runs only when a setting changes: the browser's player
-(assets/player.js) puts frame t of the current run into the views on every step.
+This base owns the rest: recomputing on a change, keeping the last good run and naming a value
+that cannot run, the notice, the CSV, the frames the browser's player (assets/player.js) steps
+through, and the "Your turn" box of a page with an ``exercise`` setting (ui/exercises.py).
 """
 
 from __future__ import annotations
@@ -26,6 +25,7 @@ import param
 from bokeh.models import ColumnDataSource, Div
 
 from ui.csvfile import to_csv
+from ui.exercises import ExerciseBox
 from ui.fmt import plain as text
 from ui.theme import style_widget
 
@@ -60,6 +60,7 @@ class Page(param.Parameterized):
     # to try for settings no generic rule can invent (a model): for the generated tests.
     only_with: ClassVar[dict[str, dict[str, Any]]] = {}
     examples: ClassVar[dict[str, list]] = {}
+    no_recompute: ClassVar[tuple[str, ...]] = ("exercise",)  # settings that change no run
 
     notice = param.String("", precedence=-1, doc="A message for the user (plain text)")
 
@@ -74,6 +75,7 @@ class Page(param.Parameterized):
         self.info = Div(text="", visible=False, css_classes=["lab-info"],
                         sizing_mode="stretch_width")
         self.views = self.make_views()
+        self.exercise_box = ExerciseBox.for_page(self)  # "Your turn", where the page has one
         self.frames = ColumnDataSource(name="lab-frames")
         bindings = []
         for i, view in enumerate(self.views):
@@ -87,7 +89,7 @@ class Page(param.Parameterized):
         self._own_notice = self._error = ""
         self.run = self.compute()  # the defaults must run
         self._apply(self.run)
-        self.param.watch(self._changed, self.settings())
+        self.param.watch(self._changed, [n for n in self.settings() if n not in self.no_recompute])
         self._layout = None
         self._own_disabled: set[int] = set()
 
@@ -184,7 +186,8 @@ class Page(param.Parameterized):
     def _revert(self) -> None:
         self._reverting = True
         try:
-            self.param.update(**{n: v for n, v in self._good.items() if getattr(self, n) != v})
+            self.param.update(**{n: v for n, v in self._good.items()  # not the exercise number:
+                                 if getattr(self, n) != v and n not in self.no_recompute})
         finally:
             self._reverting = False
 
@@ -250,8 +253,10 @@ class Page(param.Parameterized):
         if self._layout is None:
             body = self.body()
             self._own_disabled = {id(w) for w in self.widgets if w.disabled}
+            parts = [pn.pane.Bokeh(self.info), body]
+            if self.exercise_box is not None:  # "Your turn" ends the page
+                parts.append(self.exercise_box.panel(self.controls_ready))
             for w in self.widgets:
                 w.disabled = w.disabled or not self.controls_ready  # the page's own stays
-            self._layout = pn.Column(pn.pane.Bokeh(self.info), body,
-                                     sizing_mode="stretch_width", css_classes=["lab-page"])
+            self._layout = pn.Column(*parts, sizing_mode="stretch_width", css_classes=["lab-page"])
         return self._layout

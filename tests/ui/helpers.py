@@ -22,6 +22,8 @@ def picture(page) -> dict:
     """Everything a page draws for its current run and t: every frame of the run, the data of
     every glyph, the axis ranges and colour scales of every figure, and what is shown at t."""
     out = {"frames": plain(dict(page.frames.data)), "t": page.t, "info": page.info.text}
+    if page.exercise_box is not None:  # "Your turn": its numbers follow the exercise setting
+        out["exercise"] = page.exercise_box.prompt.object
     for i, view in enumerate(page.views):
         for j, fig in enumerate(view.figures()):
             key = f"{i}.{j}"

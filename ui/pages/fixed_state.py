@@ -14,6 +14,7 @@ import panel as pn
 import param
 
 from sim import recall as sim_recall
+from ui.exercises import exercise_setting
 from ui.fmt import cell, num, sub
 from ui.page import Page, Run
 from ui.pages.fixed_state_views import EXACT, PairErrors, ProbeBars, RuleLines
@@ -40,6 +41,7 @@ class FixedStatePage(Page):
     title = "What a fixed state can't hold"
     slug = "fixed-state"
     only_with = {"rho": {"keys": "correlated"}}  # ρ shapes correlated keys only
+    link_keys = {"exercise": "ex"}
     stops = (("t = 0", "stop_0"), ("t = d", "stop_d"), ("t = d + 1", "stop_d1"))
 
     # The link keys are the names the old links used: they still work.
@@ -62,6 +64,7 @@ class FixedStatePage(Page):
                           doc="Which stored pair to query (1 = the first pair written)")
     seed = param.Integer(0, bounds=(0, 2**31 - 1), label="Seed",
                          doc="Seed of the keys and values")
+    exercise = exercise_setting()
 
     # n ≤ 4·d and probe ≤ n: a smaller d pulls them down, and n at its old maximum follows d.
     @param.depends("d", watch=True)

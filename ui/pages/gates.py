@@ -14,6 +14,7 @@ import param
 
 import sim
 from sim import scenarios
+from ui.exercises import exercise_setting
 from ui.page import Page, Run
 from ui.pages import gates_views as gv
 from ui.views import Readout
@@ -32,7 +33,7 @@ class GatesPage(Page):
     title = "Gates that decide what to keep"
     slug = "gates"
     link_keys = {"stream": "scenario", "retnet_decay": "gamma", "decay": "alpha",
-                 "write_strength": "beta"}  # the names older links use
+                 "write_strength": "beta", "exercise": "ex"}  # the names older links use
     stops = (("start", "stop_start"), ("a key written again", "stop_rewrite"),
              ("t = d: as many keys as channels", "stop_d"))
 
@@ -56,6 +57,7 @@ class GatesPage(Page):
     inspect = param.Selector(default="auto", label="Take apart the update of", objects={
         "first delta rule shown": "auto", **{LABELS[n]: n for n in DELTA_RULES}})
     seed = param.Integer(0, bounds=(0, 2**31 - 1), label="Seed")
+    exercise = exercise_setting()
 
     # The run ---------------------------------------------------------------------------------
     def token_stream(self) -> scenarios.Stream:

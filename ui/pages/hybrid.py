@@ -18,8 +18,11 @@ import param
 from bokeh.models import Div
 
 from sim import cache
+from sim.exercises import hybrid_model
+from ui.exercises import exercise_setting
 from ui.fmt import plain
 from ui.page import SETTINGS_ERRORS, Page, Run
+from ui.pages.hybrid_models import DEFAULT_CUSTOM, HINT, ConfigImport, read_model
 from ui.pages.hybrid_views import (
     CONTEXTS,
     CURVE_TOKENS,
@@ -43,26 +46,6 @@ PRESET_NAMES = {model.name: key for key, model in cache.PRESETS.items()}
 CUSTOM, NONE = "custom", "none"
 CUSTOM_SOURCE = "custom model, edited on this page"
 MAX_EXACT = 2**53  # bytes: beyond this a float64 (the plot, JavaScript) is no longer exact
-# The custom model the page starts with: the JSON format of sim.cache, one entry of each kind.
-DEFAULT_CUSTOM: dict[str, Any] = {"name": "my hybrid", "layers": [
-    {"kind": "attention", "count": 16, "kv_heads": 4, "head_dim": 256},
-    {"kind": "mla", "count": 7, "latent_dim": 576},
-    {"kind": "recurrent", "count": 48, "state_shape": [48, 128, 128], "conv_channels": 10240,
-     "conv_kernel": 4},
-    {"kind": "mlp"}]}
-HINT = ("One entry per layer kind: <code>attention</code> (kv_heads, head_dim, optional window), "
-        "<code>mla</code> (latent_dim), <code>recurrent</code> (state_shape, optional "
-        "conv_channels and conv_kernel) or <code>mlp</code>; <code>count</code> repeats an entry, "
-        "<code>\"parallel\": true</code> puts it in the layers before it. Choose “custom” as "
-        "model A or B to see it.")
-
-
-def read_model(text: str) -> dict:
-    """The JSON box's (or a link's) text as a model in sim's compact JSON form. Raises a
-    one-line ValueError naming the field, the value and what is accepted."""
-    model = cache.parse_model_text(text)  # bounded: size, nesting, digits, counts, sizes
-    out = cache.model_to_dict(model)
-    return out if out.get("source") else {k: v for k, v in out.items() if k != "source"}
 
 
 class HybridPage(Page):
@@ -72,7 +55,7 @@ class HybridPage(Page):
     examples = {"custom": [{"name": "small", "layers": [
         {"kind": "attention", "count": 2, "kv_heads": 2, "head_dim": 64},
         {"kind": "recurrent", "count": 6, "state_shape": [4, 64, 64]}]}]}
-    link_keys = {"sequences": "batch"}  # the link's name since the first version
+    link_keys = {"sequences": "batch", "kv_block": "block", "exercise": "ex"}  # the link's name since the first version
     stops = (("4K", "stop_4k"), ("128K", "stop_128k"), ("1M", "stop_1m"),
              ("A's cache passes its state", "stop_cross"))
 
@@ -89,6 +72,9 @@ class HybridPage(Page):
                                  label="State dtype", doc="Engines often keep the state in fp32")
     sequences = param.Integer(1, bounds=(1, 256), label="Batch (sequences)",
                           doc="Sequences served at once; every byte count scales with it")
+    kv_block = param.Integer(16, bounds=(0, 2**20), label="KV blocks of B tokens (0 = exact)",
+                             doc="An engine allocates the KV cache in blocks of B tokens")
+    exercise = exercise_setting()
 
     def __init__(self, **params):
         self.editor = None
@@ -110,7 +96,8 @@ class HybridPage(Page):
     def compute(self) -> Run:
         models = {"a": self.load(self.model_a), "b": self.load(self.model_b)}
         args = (self.sequences, self.kv_dtype, self.state_dtype)
-        reports = {s: None if m is None else [cache.cache_report(m, c, *args) for c in CONTEXTS]
+        reports = {s: None if m is None else [cache.cache_report(m, c, *args, self.kv_block or None)
+                                              for c in CONTEXTS]
                    for s, m in models.items()}
         for slot, rs in reports.items():  # memory only grows with t: 1M is the largest
             if rs is not None and rs[-1]["total_bytes"] > MAX_EXACT:
@@ -173,6 +160,20 @@ class HybridPage(Page):
         if self.editor is not None and not self._typed:
             self.editor.value = format_model_json(event.new)
 
+    def apply_config(self, model: dict) -> bool:
+        """A config.json's model becomes the custom model, shown as model A."""
+        self.custom = model
+        if self.custom != model:  # it could not run: the notice says why
+            return False
+        self.model_a = CUSTOM
+        return True
+
+    def play_exercise(self, exercise) -> tuple[int, ...]:
+        """'Show it on the plots': the exercise's model as model A, in the exercise's units."""
+        self.param.update(custom=hybrid_model(exercise.given), model_a=CUSTOM, model_b=NONE,
+                          kv_dtype="bf16", state_dtype="fp32", sequences=1, kv_block=16)
+        return ()
+
     def apply_and_show(self, _event=None) -> None:
         if self.apply_text(self.editor.value) and CUSTOM not in (self.model_a, self.model_b):
             self.model_a = CUSTOM
@@ -214,6 +215,7 @@ class HybridPage(Page):
             pn.Column(label("State dtype"), self.widget("state_dtype",
                                                         pn.widgets.RadioButtonGroup, **radio)),
             self.widget("sequences", pn.widgets.IntSlider, width=220),
+            self.widget("kv_block", pn.widgets.IntInput, width=220),
             sizing_mode="stretch_width", align_items="end", css_classes=["lab-controls"])
         self.editor = pn.widgets.TextAreaInput(
             label="Custom model (JSON)", value=format_model_json(self.custom), height=260,
@@ -225,11 +227,15 @@ class HybridPage(Page):
                                   width=240)
         apply.on_click(self.apply_and_show)
         self.widgets += [style_widget(self.editor), style_widget(apply)]
+        self.importer = ConfigImport(self.apply_config)
+        self.widgets += self.importer.widgets
         editor = pn.Column(self.editor, pn.pane.HTML(HINT, sizing_mode="stretch_width",
                                                      max_width=760, margin=(0, 10),
                                                      styles={"font-size": "0.85em"}),
-                           pn.pane.Bokeh(self.editor_message), apply,
-                           sizing_mode="stretch_width", css_classes=["lab-secondary"])
+                           pn.pane.Bokeh(self.editor_message), apply, sizing_mode="stretch_width")
+        editor = pn.Tabs(("Model description (JSON)", editor), ("Hugging Face config.json",
+                         self.importer.panel()), sizing_mode="stretch_width",
+                         css_classes=["lab-secondary"])
         sources = pn.Column(pn.pane.HTML("<b>Sources</b> (plain text)", margin=(0, 10)),
                             self.sources.panel(), sizing_mode="stretch_width",
                             css_classes=["lab-secondary"])

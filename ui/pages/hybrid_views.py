@@ -347,7 +347,9 @@ def _rows(table: dict, *values) -> None:
 
 def readout_html(tokens: int, models: dict, reports: dict) -> str:
     """The numbers at one context, per model, in base-2 units (names escaped)."""
-    heads, rows = ["<th></th>"], {k: [] for k in ("kv", "state", "total", "ratio", "per")}
+    heads, rows = ["<th></th>"], {k: [] for k in ("kv", "blocks", "state", "total", "ratio",
+                                                    "per")}
+    block = next((r["block_tokens"] for r in reports.values() if r), None)
     for slot, model in models.items():
         if model is None:
             continue
@@ -355,13 +357,17 @@ def readout_html(tokens: int, models: dict, reports: dict) -> str:
         heads.append(f'<th><span style="color:{SLOT_COLOURS[slot]}">■</span> {slot.upper()}: '
                      f"{text(model.name, 60)}</th>")
         rows["kv"].append(fmt_bytes(r["kv_cache_bytes"]))
+        rows["blocks"].append(blocks_text(r))
         rows["state"].append(fmt_bytes(r["state_bytes"]))
         rows["total"].append(f"<b>{fmt_bytes(r['total_bytes'])}</b>")
         rows["ratio"].append("none (no attention layer)" if r["ratio"] is None else
                              f"{r['ratio']:.4g}× ({fmt_bytes(r['full_attention_kv_bytes'])} "
                              "if all attention)")
         rows["per"].append(fmt_bytes(r["kv_bytes_per_token"]) + " / token")
-    names = {"kv": "KV cache", "state": "fixed state", "total": "total",
+    if not block:
+        del rows["blocks"]
+    names = {"kv": "KV cache (exact)", "blocks": f"KV cache in blocks of {block} tokens",
+             "state": "fixed state", "total": "total",
              "ratio": "KV cache vs. an all-attention model of the same shape",
              "per": "KV added per token (one sequence, before any window)"}
     body = "".join(f"<tr><th>{names[k]}</th>{''.join(f'<td>{c}</td>' for c in v)}</tr>"
@@ -370,6 +376,14 @@ def readout_html(tokens: int, models: dict, reports: dict) -> str:
             f"<b>{count(tokens)} tokens</b> ({context_label(tokens)})</div>"
             f'<table class="hybrid-readout"><tr>{"".join(heads)}</tr>{body}</table>'
             '<p class="hybrid-units">KiB, MiB, GiB are base 2: 1 GiB = 2³⁰ bytes.</p>')
+
+
+def blocks_text(r: dict) -> str:
+    """The KV cache as an engine allocates it (whole blocks), beside the exact figure."""
+    blocked, exact = r["kv_cache_bytes_in_blocks"], r["kv_cache_bytes"]
+    if blocked is None or blocked == exact:
+        return fmt_bytes(exact) + (" (the same: whole blocks)" if exact else "")
+    return f"{fmt_bytes(blocked)} (+{fmt_bytes(blocked - exact)}: the last block of each layer)"
 
 
 def sources_html(models: dict) -> str:

@@ -16,13 +16,15 @@ import param
 import sim
 from sim import cost, scenarios
 from sim.cache import DTYPE_BYTES
+from sim.exercises import running_sum, running_sum_stream
 from sim.parallel import run_parallel
+from ui.exercises import exercise_setting
 from ui.fmt import count, num, ratio, sub, vec
 from ui.page import Page, Run
 from ui.pages.running_sum_views import MemoryStack, TokenStrip
 from ui.views import Heatmap, LinePlot, Readout, crossover
 
-RANDOM, WORKED = "random tokens", "worked example"
+RANDOM, WORKED, YOUR_TURN = "random tokens", "worked example", "your turn"
 FP32 = DTYPE_BYTES["fp32"]  # memory is counted in fp32, as in the lesson
 COST_T_MAX = 100_000  # the cost plots' right edge: a long context, where the gap is obvious
 
@@ -30,24 +32,37 @@ COST_T_MAX = 100_000  # the cost plots' right edge: a long context, where the ga
 class RunningSumPage(Page):
     title = "Running sum: attention without the softmax"
     slug = "running-sum"
+    link_keys = {"exercise": "ex"}
     stops = (("start", "stop_start"), ("t = d", "stop_d"), ("t = d + 1", "stop_d1"))
 
-    preset = param.Selector(default=RANDOM, objects=[RANDOM, WORKED], label="Token stream",
-                            doc="Random Gaussian tokens, or the lesson's worked example")
+    preset = param.Selector(default=RANDOM, objects=[RANDOM, WORKED, YOUR_TURN],
+                            label="Token stream", doc="Random Gaussian tokens, the lesson's "
+                            "worked example, or the tokens of the exercise below")
     d = param.Integer(4, bounds=(2, 16), label="Size d (d_k = d_v)")
     tokens = param.Integer(12, bounds=(4, 64), label="Tokens T")
     feature_map = param.Selector(default="elu+1", objects=list(sim.FEATURE_MAPS),
                                  label="Feature map φ")
     normalize = param.Boolean(True, label="Divide by φ(q)·z (normalise)")
     seed = param.Integer(0, bounds=(0, 2**31 - 1), label="Seed")
+    exercise = exercise_setting()
 
     @param.depends("preset", watch=True)
     def _lesson_settings(self) -> None:  # the worked example is the lesson's: identity, divided
-        if self.preset == WORKED and not self._reverting:
+        if self.preset != RANDOM and not self._reverting:
             self.param.update(feature_map="identity", normalize=True)
 
+    def play_exercise(self, _exercise) -> tuple[int, ...]:  # "Show it on the plots": its
+        self.preset = YOUR_TURN  # tokens, and the t each step of the working is about
+        return (2, 3, 3, 3)
+
+    @param.depends("exercise", watch=True)
+    def _exercise_tokens(self) -> None:  # the plots play the exercise's own tokens
+        if self.preset == YOUR_TURN and not self._reverting:
+            self._changed()
+
     def compute(self) -> Run:
-        s = (scenarios.worked_example() if self.preset == WORKED
+        s = (scenarios.worked_example() if self.preset == WORKED else
+             running_sum_stream(running_sum(self.exercise)) if self.preset == YOUR_TURN
              else scenarios.gaussian(self.tokens, self.d, self.d, seed=self.seed))
         Q, K, V, T, d = s.q, s.k, s.v, s.T, s.q.shape[1]
         fm, norm = self.feature_map, self.normalize
@@ -132,22 +147,21 @@ class RunningSumPage(Page):
         super()._apply(run)
 
     def body(self) -> pn.viewable.Viewable:
-        worked = self.preset == WORKED
+        worked = self.preset != RANDOM
         d = self.widget("d", pn.widgets.IntSlider, width=220, visible=not worked)
         tokens = self.widget("tokens", pn.widgets.IntSlider, width=220, visible=not worked)
         seed = self.widget("seed", pn.widgets.IntInput, width=120, visible=not worked)
-        fixed = pn.pane.HTML("<i>The worked example has d = 2 and two tokens.</i>",
-                             margin=(0, 10), visible=worked)
+        fixed = pn.pane.HTML("<i>The lesson's own tokens: d = 2.</i>", margin=(0, 10), visible=worked)
         start = pn.pane.HTML("<a class='lab-settings-link' href='?preset=worked+example' style='"
                              "font-weight:600'>Start here: the worked example, two tokens by hand "
                              "→</a>", margin=(0, 10), visible=not worked,
                              css_classes=["lab-no-print"])
 
-        def lock(*_events) -> None:  # the worked example has its own d and T
+        def lock(*_events) -> None:  # the worked example and the exercise have their own d, T
             for w in (d, tokens, seed):
-                w.visible = self.preset != WORKED
-            fixed.visible = self.preset == WORKED
-            start.visible = self.preset != WORKED
+                w.visible = self.preset == RANDOM
+            fixed.visible = self.preset != RANDOM
+            start.visible = self.preset == RANDOM
 
         self.param.watch(lock, "preset")
         controls = pn.Column(

@@ -1,0 +1,375 @@
+""""Your turn" exercises: small integer numbers from a seed, the answer, the usual wrong
+answers with what each one did, and the working step by step.
+
+    ex = running_sum(0)     # the lesson's own: a third token joins the worked example
+    ex.answer               # (1.5, 2.5)
+    ex.mistakes             # (((2.0, 3.333…), "left z alone: …"), …)
+
+One generator per lesson page (GENERATORS, by the page's slug). Every generator is a pure
+function of its seed (numpy's default_rng, the same in CPython and Pyodide) and redraws until
+the answer and every named mistake differ, so a wrong answer that matches a mistake names
+exactly one. Conventions are the lesson's (see sim.rules): S is d_k × d_v, a token writes
+k vᵀ, a query reads Sᵀq. Text is plain Unicode; the page escapes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .scenarios import Stream
+
+Array = np.ndarray
+KIND_VECTOR, KIND_NUMBER, KIND_BYTES = "vector", "number", "bytes"
+MAX_DRAWS = 1000  # redraws until the numbers are friendly (a few are enough in practice)
+BF16, FP32 = 2, 4  # bytes per number: the hybrid page's defaults (KV bf16, state fp32)
+BLOCK_TOKENS = 16  # the hybrid page's default KV block
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One question with one answer.
+
+    kind: "vector" (answer has one entry per component), "number" (one entry) or "bytes" (one
+    entry, a size in bytes; typed with a unit). tolerance: absolute per entry for vectors and
+    numbers, relative for bytes. mistakes: (wrong answer, what it did, in words).
+    """
+
+    page: str
+    seed: int
+    prompt: str
+    answer: tuple[float, ...]
+    kind: str = KIND_VECTOR
+    tolerance: float = 0.01
+    unit: str = ""
+    mistakes: tuple[tuple[tuple[float, ...], str], ...] = ()
+    steps: tuple[str, ...] = ()
+    given: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def answer_text(self) -> str:
+        if self.kind == KIND_BYTES:
+            return f"{number_text(self.answer[0])} bytes"
+        if self.kind == KIND_NUMBER:
+            return number_text(self.answer[0])
+        return vec(self.answer)
+
+
+def number_text(x: float) -> str:
+    """Integers without a decimal point, others to at most 4 decimals (10/3 → 3.3333)."""
+    x = float(x)
+    if x == int(x) and abs(x) < 1e15:
+        return f"{int(x):,}" if abs(x) >= 10_000 else str(int(x))
+    return f"{x:.4f}".rstrip("0").rstrip(".")
+
+
+def vec(a) -> str:
+    return "(" + ", ".join(number_text(x) for x in np.ravel(a)) + ")"
+
+
+def mat(m) -> str:
+    return "[" + ", ".join("[" + ", ".join(number_text(x) for x in row) + "]" for row in m) + "]"
+
+
+def _tuple(a) -> tuple[float, ...]:
+    return tuple(float(x) for x in np.ravel(a))
+
+
+def _distinct(*answers, atol: float = 0.05, rtol: float = 0.0) -> bool:
+    """No two answers within the tolerances of each other in every entry."""
+    arrs = [np.asarray(a, dtype=float) for a in answers]
+    return all(not np.allclose(a, b, atol=atol, rtol=rtol)
+               for i, a in enumerate(arrs) for b in arrs[i + 1:])
+
+
+def _draw(seed: int, make: Callable[[np.random.Generator], Exercise | None]) -> Exercise:
+    rng = np.random.default_rng(seed)
+    for _ in range(MAX_DRAWS):
+        ex = make(rng)
+        if ex is not None:
+            return ex
+    raise RuntimeError(f"no friendly numbers for seed {seed}")  # pragma: no cover
+
+
+# Page 1: running sum ------------------------------------------------------------------------
+
+def _running_sum_from(seed: int, k: Array, v: Array, q: Array) -> Exercise | None:
+    """Two tokens fold into S and z, a third joins, q reads (identity φ, divided)."""
+    S2, z2 = k[0:1].T @ v[0:1] + k[1:2].T @ v[1:2], k[0] + k[1]
+    S3, z3 = S2 + np.outer(k[2], v[2]), z2 + k[2]
+    read, div, div_old = q @ S3, float(q @ z3), float(q @ z2)
+    if div <= 0 or div_old <= 0:
+        return None
+    answer = read / div
+    transposed = q @ (S2 + np.outer(v[2], k[2])) / div
+    mistakes = ((read / div_old, f"left z alone: divided by q·z of the two earlier tokens "
+                                 f"({number_text(div_old)}) instead of q·z after the third "
+                                 f"({number_text(div)})"),
+                (transposed, "added v kᵀ in place of k vᵀ: the new token's write is transposed "
+                             "(its key picks the row, its value fills it)"),
+                (read, f"skipped the divide: qᵀS = {vec(read)} still has to be divided by "
+                       f"q·z = {number_text(div)}"))
+    if not _distinct(answer, *(m for m, _ in mistakes)):
+        return None
+    ks, vs = [vec(x) for x in k], [vec(x) for x in v]
+    prompt = (f"Two tokens have been read: keys {ks[0]} and {ks[1]}, values {vs[0]} and "
+              f"{vs[1]} (no feature map, divided by the total score). A third token with key "
+              f"{ks[2]} and value {vs[2]} joins the state. What does query {vec(q)} read?")
+    steps = (f"The state after the two tokens: S = k₁v₁ᵀ + k₂v₂ᵀ = {mat(S2)}, "
+             f"z = k₁ + k₂ = {vec(z2)}.",
+             f"The third token adds k₃v₃ᵀ = {mat(np.outer(k[2], v[2]))} to S and k₃ to z: "
+             f"S = {mat(S3)}, z = {vec(z3)}.",
+             f"Read with the query: qᵀS = {vec(read)}.",
+             f"Divide by q·z = {number_text(div)}: o = {vec(read)} / {number_text(div)} = "
+             f"{vec(answer)}.")
+    return Exercise("running-sum", seed, prompt, _tuple(answer), mistakes=tuple(
+        (_tuple(m), why) for m, why in mistakes), steps=steps,
+        given={"k": k.tolist(), "v": v.tolist(), "q": q.tolist()})
+
+
+def running_sum(seed: int) -> Exercise:
+    """Seed 0 is the lesson's: keys (1, 0), (1, 1), values (2, 0), (0, 4), then key (0, 1)
+    with value (4, 2); query (1, 1) reads (1.5, 2.5)."""
+    if seed == 0:
+        k, v = np.array([[1, 0], [1, 1], [0, 1]]), np.array([[2, 0], [0, 4], [4, 2]])
+        ex = _running_sum_from(0, k, v, np.array([1, 1]))
+        assert ex is not None
+        return ex
+
+    def make(rng):
+        k = rng.integers(0, 3, (3, 2))
+        if np.any(k.sum(axis=1) == 0):
+            return None
+        q = rng.integers(1, 3, 2)
+        if float(q @ k.sum(axis=0)) not in (2, 4, 5, 8, 10):  # a divisor with short decimals
+            return None
+        return _running_sum_from(seed, k, rng.integers(0, 5, (3, 2)), q)
+
+    return _draw(seed, make)
+
+
+def running_sum_stream(exercise: Exercise) -> Stream:
+    """A running-sum exercise's three tokens as a stream, each with the exercise's query, so
+    the third output is the answer (for playing the exercise on the page's plots)."""
+    k, v, q = (np.array(exercise.given[n], dtype=float) for n in ("k", "v", "q"))
+    return Stream(np.tile(q, (3, 1)), k, v, ("k1 → v1", "k2 → v2", "the new token"),
+                  "Your turn: two tokens, then the exercise's third; every token reads with its "
+                  "query.")
+
+
+# Page 2: fixed state -------------------------------------------------------------------------
+
+def fixed_state(seed: int) -> Exercise:
+    """Linear attention, d_k = 3, d_v = 2, three pairs: one key orthogonal to the others (its
+    pair comes back exactly), one unit key that a later key overlaps, and that later key, which
+    is not a unit vector. Even seeds ask which pair is exact, odd ones for an error Sᵀk − v."""
+
+    def make(rng):
+        a, b, c = rng.permutation(3)
+        keys = np.zeros((3, 3), dtype=int)
+        keys[0, a] = 1  # exact: orthogonal to both others
+        keys[1, b] = 1  # overlapped by the next
+        keys[2, b] = keys[2, c] = 1  # k·k = 2
+        order = rng.permutation(3)  # where each of the three sits in the writing order
+        k = keys[np.argsort(order)]
+        v = rng.integers(-3, 4, (3, 2))
+        if np.any(np.all(v == 0, axis=1)) or len({tuple(x) for x in v}) < 3:
+            return None
+        S = k.T @ v  # (3, 2): Σ k vᵀ
+        reads = k @ S  # row p: Sᵀk_p = Σ_i (k_i·k_p) v_i
+        exact, over, late = (int(order[i]) for i in range(3))
+        pos = {"exact": exact, "over": over, "late": late}
+        setup = ("Linear attention writes three pairs into a 3 × 2 state S (S ← S + k vᵀ): "
+                 + "; ".join(f"pair {p + 1}: key {vec(k[p])}, value {vec(v[p])}"
+                             for p in range(3)) + ".")
+        gram = k @ k.T
+        dots = [f"Sᵀk{_sub(p + 1)} = " + " + ".join(f"{gram[i, p]}·v{_sub(i + 1)}"
+                                                       for i in range(3) if gram[i, p])
+                + f" = {vec(reads[p])}" for p in range(3)]
+        steps = (f"S = k₁v₁ᵀ + k₂v₂ᵀ + k₃v₃ᵀ = {mat(S)} (3 × 2).",
+                 "Reading with key k gives Sᵀk = Σᵢ (kᵢ·k) vᵢ: every stored value, weighted by "
+                 "how much its key overlaps k.",
+                 "; ".join(dots) + ".")
+        if seed % 2 == 0:
+            mistakes = ((float(over + 1), f"took pair {over + 1} for exact: its key is a unit vector, but key "
+                         f"{late + 1} overlaps it (their dot product is 1), so v{_sub(late + 1)} "
+                         "is added to what it reads"),
+                        (float(late + 1), f"took pair {late + 1} for exact: its key overlaps key "
+                         f"{over + 1}, and k·k = 2, not 1: it reads 2 v plus another value"))
+            return Exercise("fixed-state", seed, setup + " Which pair (1, 2 or 3) comes back "
+                            "exactly when you read the state with its own key?",
+                            (float(exact + 1),), kind=KIND_NUMBER, tolerance=0.0,
+                            mistakes=tuple(((m,), why) for m, why in mistakes),
+                            steps=(*steps, f"Only key {exact + 1} is orthogonal to the other two "
+                                           f"keys and has k·k = 1: pair {exact + 1} comes back "
+                                           "exactly."), given={"k": k.tolist(), "v": v.tolist()})
+        p = over if rng.integers(2) == 0 else late
+        error = reads[p] - v[p]
+        mistakes = [(-error, "computed v − Sᵀk: the error here is what was read minus what was "
+                             "stored, Sᵀk − v"),
+                    (reads[p], "gave the read-back Sᵀk itself, not its difference from v")]
+        if p == late:
+            mistakes.append((error - v[p], f"took k·k = 1 for key {p + 1}, but k·k = 2: it "
+                                           "reads its own value twice"))
+        if not _distinct(error, *(m for m, _ in mistakes)) or not np.any(error):
+            return None
+        return Exercise("fixed-state", seed, setup + f" Read the state with key {p + 1}. How "
+                        f"far off is it: what is the error Sᵀk{_sub(p + 1)} − v{_sub(p + 1)}?",
+                        _tuple(error), mistakes=tuple((_tuple(m), why) for m, why in mistakes),
+                        steps=(*steps, f"Error: {vec(reads[p])} − {vec(v[p])} = {vec(error)}."),
+                        given={"k": k.tolist(), "v": v.tolist(), "pair": p + 1, **pos})
+
+    return _draw(seed, make)
+
+
+def _sub(n: int) -> str:
+    return str(n).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
+
+
+# Page 3: gates ---------------------------------------------------------------------------------
+
+def gates(seed: int) -> Exercise:
+    """d = 2 and a state S with small integers. Even seeds: one decayed write, S ← α S + k vᵀ
+    with α = 0.5, then read with q. Odd seeds: one delta-rule write with a unit key and
+    β = 0.5, S ← S + β k (v − Sᵀk)ᵀ, then read with the same key."""
+    alpha = beta = 0.5
+
+    def make(rng):
+        S = rng.integers(-3, 4, (2, 2))
+        v = rng.integers(-3, 4, 2)
+        if seed % 2 == 0:
+            k, q = rng.integers(0, 2, 2), rng.integers(0, 3, 2)
+            if not k.any() or not q.any():
+                return None
+            new = alpha * S + np.outer(k, v)
+            answer = q @ new
+            mistakes = ((q @ (alpha * (S + np.outer(k, v))), "decayed after writing: α(S + k vᵀ) "
+                         "also shrinks the new token's write; the gate acts first, S ← α S + k vᵀ"),
+                        (q @ (S + np.outer(k, v)), "left out the decay: S + k vᵀ"),
+                        (q @ (alpha * S + np.outer(v, k)), "added v kᵀ in place of k vᵀ"))
+            prompt = (f"The state is S = {mat(S)} (rows are key entries). A token with key "
+                      f"{vec(k)} and value {vec(v)} arrives through a decay gate α = 0.5 "
+                      f"(S ← α S + k vᵀ, as in Mamba-2). What does query {vec(q)} read "
+                      "afterwards (Sᵀq)?")
+            steps = (f"Decay first: α S = {mat(alpha * S)}.",
+                     f"Write: k vᵀ = {mat(np.outer(k, v))}, so S = {mat(new)}.",
+                     f"Read: Sᵀq = {vec(answer)}.")
+        else:
+            i = int(rng.integers(2))
+            k = np.eye(2, dtype=int)[i]
+            read = S.T @ k  # row i of S
+            err = v - read
+            answer = read + beta * err
+            mistakes = ((read + beta * v, "added β k vᵀ without erasing first: that is linear "
+                         "attention's write; the delta rule writes β k (v − Sᵀk)ᵀ"),
+                        (v.astype(float), "overwrote completely (β = 1): with β = 0.5 only half "
+                         "of the error is written"),
+                        (S @ k + beta * (v - S @ k), "read the column S k instead of Sᵀk (the "
+                         "key picks a row of S)"))
+            prompt = (f"The state is S = {mat(S)} (rows are key entries). The delta rule writes "
+                      f"value {vec(v)} under the unit key {vec(k)} with write strength β = 0.5 "
+                      "(S ← S + β k (v − Sᵀk)ᵀ). What does the same key read afterwards?")
+            steps = (f"Read back first: Sᵀk = {vec(read)} (row {i + 1} of S).",
+                     f"The error: v − Sᵀk = {vec(v)} − {vec(read)} = {vec(err)}.",
+                     f"Write β k (v − Sᵀk)ᵀ: row {i + 1} of S becomes {vec(read)} + 0.5 · "
+                     f"{vec(err)} = {vec(answer)}.",
+                     f"Read again: Sᵀk = {vec(answer)}, halfway from the old read-back to v.")
+        if not _distinct(answer, *(m for m, _ in mistakes)):
+            return None
+        return Exercise("gates", seed, prompt, _tuple(answer), mistakes=tuple(
+            (_tuple(m), why) for m, why in mistakes), steps=steps,
+            given={"S": S.tolist(), "k": k.tolist(), "v": v.tolist(),
+                   **({"q": q.tolist()} if seed % 2 == 0 else {})})
+
+    return _draw(seed, make)
+
+
+# Page 4: hybrid ------------------------------------------------------------------------------
+
+def hybrid_model(given: dict[str, int]) -> dict[str, Any]:
+    """The exercise's model in sim.cache's JSON format (for the page and the tests)."""
+    return {"name": "exercise hybrid", "layers": [
+        {"kind": "attention", "count": given["attention"], "kv_heads": given["kv_heads"],
+         "head_dim": given["head_dim"]},
+        {"kind": "recurrent", "count": given["recurrent"],
+         "state_shape": [given["heads"], given["d"], given["d"]]}]}
+
+
+def hybrid(seed: int) -> Exercise:
+    """A small hybrid: a attention layers (KV bf16) and r recurrent layers (state fp32), one
+    sequence at t tokens. Seeds cycle through: the KV cache, the state, the KV cache in
+    blocks of 16 tokens."""
+
+    def make(rng):
+        g = {"attention": int(rng.choice([1, 2, 4])), "kv_heads": int(rng.choice([1, 2, 4])),
+             "head_dim": int(rng.choice([64, 128])), "recurrent": int(rng.choice([3, 6, 12])),
+             "heads": int(rng.choice([2, 4, 8])), "d": int(rng.choice([32, 64])),
+             "tokens": int(rng.choice([1000, 1500, 2500, 3000]))}
+        if seed % 3 == 2:  # few tokens: a partly used last block is a visible share
+            g["tokens"] = int(rng.choice([40, 100, 150, 200]))
+        a, h, hd, t = g["attention"], g["kv_heads"], g["head_dim"], g["tokens"]
+        per_token = a * 2 * h * hd * BF16
+        blocks = -(-t // BLOCK_TOKENS)
+        state = g["recurrent"] * g["heads"] * g["d"] ** 2 * FP32
+        model = (f"A hybrid model has {a} attention layer{'s' * (a > 1)} ({h} KV "
+                 f"head{'s' * (h > 1)} × head dim {hd}, KV cache in bf16: 2 bytes a number) and "
+                 f"{g['recurrent']} recurrent layers (each a state of {g['heads']} heads × "
+                 f"{g['d']} × {g['d']}, in fp32: 4 bytes a number). One sequence of "
+                 f"{t:,} tokens.")
+        kv_steps = (f"Each attention layer stores a key and a value per token: 2 × {h} head{'s' * (h > 1)} "
+                    f"× {hd} = {2 * h * hd:,} numbers, {2 * h * hd * BF16:,} bytes in bf16.",
+                    f"Over {a} attention layer{'s' * (a > 1)}: {per_token:,} bytes per token.")
+        variant = seed % 3
+        if variant == 0:
+            answer = per_token * t
+            mistakes = ((answer / 2, "counted the keys only: the cache holds a key and a value "
+                                     "per token (× 2)"),
+                        (answer * 2, "used 4 bytes a number (fp32); the KV cache here is bf16, "
+                                     "2 bytes"),
+                        (answer * (a + g["recurrent"]) / a, "gave every layer a KV cache; the "
+                         "recurrent layers keep a fixed state instead"))
+            ask, steps = "How many bytes is the KV cache?", (
+                *kv_steps, f"× {t:,} tokens = {answer:,} bytes.")
+        elif variant == 1:
+            answer = state
+            mistakes = ((state // 2, "used 2 bytes a number (bf16); the state here is fp32, "
+                                     "4 bytes"),
+                        (state * t, "let the state grow with the tokens: it has the same size "
+                                    "at every t"),
+                        (state // g["heads"], "counted one head; each layer has "
+                                              f"{g['heads']} heads"))
+            ask, steps = "How many bytes is the recurrent state (all recurrent layers)?", (
+                f"One layer's state: {g['heads']} × {g['d']} × {g['d']} = "
+                f"{g['heads'] * g['d'] ** 2:,} numbers, × 4 bytes = "
+                f"{g['heads'] * g['d'] ** 2 * FP32:,} bytes.",
+                f"× {g['recurrent']} recurrent layers = {state:,} bytes, whatever t is.")
+        else:
+            if t % BLOCK_TOKENS == 0:
+                return None
+            answer = per_token * blocks * BLOCK_TOKENS
+            mistakes = ((per_token * t, "gave the exact figure; an engine allocates whole blocks, "
+                                        "so the last block is full size even if partly used"),
+                        (per_token * (t // BLOCK_TOKENS) * BLOCK_TOKENS, "rounded down: the "
+                         "tokens past the last full block need one more block"),
+                        (per_token * blocks, "counted blocks as if each held one token"))
+            ask, steps = (f"An engine allocates the KV cache in blocks of {BLOCK_TOKENS} tokens. "
+                          "How many bytes does it allocate?"), (
+                *kv_steps, f"{t:,} tokens need ⌈{t:,} / {BLOCK_TOKENS}⌉ = {blocks} blocks = "
+                f"{blocks * BLOCK_TOKENS:,} token slots.",
+                f"{per_token:,} × {blocks * BLOCK_TOKENS:,} = {answer:,} bytes "
+                f"(exactly {per_token * t:,} without blocks).")
+        if not _distinct(answer, *(m for m, _ in mistakes), atol=0, rtol=0.02):
+            return None
+        return Exercise("hybrid", seed, f"{model} {ask}", (float(answer),), kind=KIND_BYTES,
+                        tolerance=0.005, unit="bytes",
+                        mistakes=tuple(((float(m),), why) for m, why in mistakes), steps=steps,
+                        given=g | {"variant": variant})
+
+    return _draw(seed, make)
+
+
+GENERATORS: dict[str, Callable[[int], Exercise]] = {
+    "running-sum": running_sum, "fixed-state": fixed_state, "gates": gates, "hybrid": hybrid}

@@ -1,0 +1,100 @@
+"""The exercises' numbers, answers and named mistakes, held to sim's own recurrences."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import sim
+from sim import exercises as ex
+from sim.cache import cache_report, load_model
+
+SEEDS = range(40)
+
+
+def test_the_lessons_exercise_and_its_three_named_mistakes():
+    e = ex.running_sum(0)
+    assert e.given == {"k": [[1, 0], [1, 1], [0, 1]], "v": [[2, 0], [0, 4], [4, 2]], "q": [1, 1]}
+    assert "(0, 1)" in e.prompt and "(4, 2)" in e.prompt and "query (1, 1)" in e.prompt
+    assert e.answer == (1.5, 2.5) and e.answer_text == "(1.5, 2.5)"
+    wrong = {tuple(round(x, 2) for x in answer): why for answer, why in e.mistakes}
+    assert list(wrong) == [(2.0, 3.33), (0.5, 3.5), (6.0, 10.0)]
+    assert wrong[(2.0, 3.33)].startswith("left z alone")
+    assert wrong[(0.5, 3.5)].startswith("added v kᵀ in place of k vᵀ")
+    assert wrong[(6.0, 10.0)].startswith("skipped the divide")
+    assert e.steps[0].endswith("S = k₁v₁ᵀ + k₂v₂ᵀ = [[2, 4], [0, 4]], z = k₁ + k₂ = (2, 1).")
+    assert e.steps[-1].endswith("o = (6, 10) / 4 = (1.5, 2.5).")
+
+
+def _small_integers(values, limit=4):
+    a = np.asarray(values)
+    return a.dtype.kind in "iu" and np.all(np.abs(a) <= limit)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_running_sum_against_sims_linear_attention(seed):
+    e = ex.running_sum(seed)
+    k, v, q = (np.array(e.given[n]) for n in ("k", "v", "q"))
+    assert _small_integers(k) and _small_integers(v) and _small_integers(q)
+    Q = np.vstack([q, q, q]).astype(float)  # the third token's query is the exercise's
+    out = sim.run("linear", Q, k.astype(float), v.astype(float), normalize=True,
+                  feature_map="identity").outputs[-1]
+    np.testing.assert_allclose(e.answer, out, rtol=1e-12)
+    assert all(len(str(x)) <= 6 for x in e.answer)  # short decimals: the divisor is 2, 4, 5, 8, 10
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_fixed_state_against_sims_recurrence(seed):
+    e = ex.fixed_state(seed)
+    k, v = np.array(e.given["k"], dtype=float), np.array(e.given["v"], dtype=float)
+    assert _small_integers(e.given["k"], 1) and _small_integers(e.given["v"], 3)
+    state = sim.init_state("linear", 3, 2)
+    for i in range(3):
+        state = sim.step("linear", state, k[i], k[i], v[i]).state
+    reads = k @ state.S  # row p: Sᵀk_p
+    exact = [p + 1 for p in range(3) if np.allclose(reads[p], v[p])]
+    if e.kind == ex.KIND_NUMBER:
+        assert e.answer == (float(exact[0]),) and len(exact) == 1
+        assert {m[0] for m, _ in e.mistakes} == {1.0, 2.0, 3.0} - {float(exact[0])}
+    else:
+        p = e.given["pair"] - 1
+        np.testing.assert_allclose(e.answer, reads[p] - v[p])
+        assert p + 1 not in exact
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_gates_against_sims_rules(seed):
+    e = ex.gates(seed)
+    S, k, v = (np.array(e.given[n], dtype=float) for n in ("S", "k", "v"))
+    assert _small_integers(e.given["S"], 3) and _small_integers(e.given["v"], 3)
+    if seed % 2 == 0:  # Mamba-2's scalar gate: S ← α S + k vᵀ, then the query reads Sᵀq
+        state = sim.State(S=S)
+        q = np.array(e.given["q"], dtype=float)
+        out = sim.step("mamba2", state, q, k, v, alpha=0.5).output
+    else:  # the delta rule, β = 0.5, read with the same key
+        out = sim.step("deltanet", sim.State(S=S), k, k, v, beta=0.5).output
+    np.testing.assert_allclose(e.answer, out)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_hybrid_against_sim_cache(seed):
+    e = ex.hybrid(seed)
+    g = e.given
+    report = cache_report(load_model(ex.hybrid_model(g)), g["tokens"], 1, "bf16", "fp32",
+                          block_tokens=ex.BLOCK_TOKENS)
+    want = {0: report["kv_cache_bytes"], 1: report["state_bytes"],
+            2: report["kv_cache_bytes_in_blocks"]}[g["variant"]]
+    assert e.answer == (float(want),) and e.kind == ex.KIND_BYTES
+    if g["variant"] == 2:
+        assert (float(report["kv_cache_bytes"]),) in [m for m, _ in e.mistakes]
+
+
+@pytest.mark.parametrize("make", list(ex.GENERATORS.values()))
+def test_every_exercise_is_its_seeds_alone_and_names_distinct_mistakes(make):
+    for seed in SEEDS:
+        a, b = make(seed), make(seed)
+        assert a == b and a.prompt and a.steps and len(a.mistakes) >= 2
+        answers = [a.answer, *(m for m, _ in a.mistakes)]
+        assert len({tuple(round(x, 3) for x in ans) for ans in answers}) == len(answers)
+        assert all(why and why[0].islower() for _, why in a.mistakes)  # "… if you <why>"
+    assert len({make(s).prompt for s in SEEDS}) > len(SEEDS) // 2  # fresh numbers
