@@ -13,7 +13,8 @@ from ui.exercises import GENERATORS, check, read_size, read_vector
 from ui.pages import PAGES, page_class
 from ui.urlstate import apply_query, to_query
 
-CLASSES = {info.slug: page_class(info) for info in PAGES}
+# The lesson pages with a "Your turn" exercise (the chunkwise and random-features pages have none yet)
+CLASSES = {info.slug: page_class(info) for info in PAGES if info.slug in GENERATORS}
 LESSON = sim_exercises.running_sum(0)
 
 

@@ -18,8 +18,8 @@ from sim.softmax_attention import softmax_read
 from ui.fmt import cell
 from ui.pages import fixed_state
 from ui.pages.fixed_state import RULE_LABELS, FixedStatePage
-from ui.pages.fixed_state_views import EXACT
 from ui.urlstate import apply_query, to_query
+from ui.views.fixed_state import EXACT
 
 # A setting that only matters beside another: ρ shapes correlated keys alone (its slider is
 # disabled for the other key sets). Every other setting must change the picture on its own.

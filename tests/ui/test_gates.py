@@ -13,8 +13,8 @@ import sim
 from sim import scenarios
 from ui.fmt import cell, num, sub
 from ui.pages.gates import LABELS, GatesPage
-from ui.pages.gates_views import TINY
 from ui.urlstate import apply_query, to_query
+from ui.views.gates import TINY
 
 DEFAULT_RULES = ["linear", "retnet", "deltanet", "gated_deltanet"]
 

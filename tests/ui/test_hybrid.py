@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from sim import cache
 from ui.pages.hybrid import DEFAULT_CUSTOM, HybridPage, read_model
-from ui.pages.hybrid_views import CONTEXTS, CURVE_TOKENS, KIND_LABELS, format_model_json
 from ui.urlstate import apply_query, to_query
+from ui.views.hybrid import CONTEXTS, CURVE_TOKENS, KIND_LABELS, format_model_json
 
 GiB = 2**30
 ROOT = Path(__file__).resolve().parents[2]

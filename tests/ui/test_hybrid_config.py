@@ -10,7 +10,7 @@ import pytest
 from sim.cache import PRESETS, cache_report
 from ui.pages.hybrid import CUSTOM, HybridPage
 from ui.pages.hybrid_models import MAX_FILE_BYTES
-from ui.pages.hybrid_views import CONTEXTS
+from ui.views.hybrid import CONTEXTS
 
 FIXTURES = Path(__file__).resolve().parents[1] / "sim" / "hf_configs"
 

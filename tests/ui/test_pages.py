@@ -127,3 +127,12 @@ def test_any_query_gives_notices_never_an_error(pages, query):
         for name, value in before.items():  # put the shared page back
             if getattr(page, name) != value:
                 setattr(page, name, value)
+
+
+def test_page_modules_are_short():
+    """One lifecycle in ui/page.py, shared views in ui/views: each page module stays small."""
+    from pathlib import Path  # noqa: PLC0415
+
+    pages = Path(__file__).resolve().parents[2] / "ui" / "pages"
+    long = {p.name: n for p in pages.glob("*.py") if (n := len(p.read_text().splitlines())) > 250}
+    assert long == {}

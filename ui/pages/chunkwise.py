@@ -17,8 +17,8 @@ import param
 import sim
 from sim import scenarios
 from ui.page import Page, Run
-from ui.pages import chunkwise_views as cv
 from ui.views import Heatmap, LinePlot, Readout, crossover
+from ui.views import chunkwise as cv
 
 RULES = {"linear attention": "linear", "decay gate: RetNet (fixed γ)": "retnet",
          "decay gate: Mamba-2 (α per token)": "mamba2", "DeltaNet (delta rule)": "deltanet",

@@ -17,9 +17,9 @@ from sim import recall as sim_recall
 from ui.exercises import exercise_setting
 from ui.fmt import cell, num, sub
 from ui.page import Page, Run
-from ui.pages.fixed_state_views import EXACT, PairErrors, ProbeBars, RuleLines
 from ui.theme import LINES
 from ui.views import Readout
+from ui.views.fixed_state import EXACT, PairErrors, ProbeBars, RuleLines
 
 # The rules the page compares, in the order of their colours (LINES[0], LINES[1], LINES[2]).
 RULE_LABELS = {"linear": "linear attention", "deltanet": "delta rule (β = 1)",

@@ -3,7 +3,7 @@
 ``compute()`` runs every chosen rule over the whole stream with ``sim.run`` (states S_t, the
 read-out of an old and of the newest value) and takes one delta rule's update apart from its
 trace (read-back Sᵀk, error v − Sᵀk, erased β k (Sᵀk)ᵀ and written β k vᵀ at every token); the
-views (ui/pages/gates_views.py) show token t of it. Nothing here updates a state.
+views (ui/views/gates.py) show token t of it. Nothing here updates a state.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import sim
 from sim import scenarios
 from ui.exercises import exercise_setting
 from ui.page import Page, Run
-from ui.pages import gates_views as gv
 from ui.views import Readout
+from ui.views import gates as gv
 
 # The rules this page compares (softmax keeps a cache, not a state: it has no heatmap here).
 GATED_RULES = ("linear", "retnet", "mamba2", "gla", "deltanet", "gated_deltanet", "kda")

@@ -23,7 +23,10 @@ from ui.exercises import exercise_setting
 from ui.fmt import plain
 from ui.page import SETTINGS_ERRORS, Page, Run
 from ui.pages.hybrid_models import DEFAULT_CUSTOM, HINT, ConfigImport, read_model
-from ui.pages.hybrid_views import (
+from ui.theme import style_widget
+from ui.urlstate import MAX_VALUE
+from ui.views import Readout
+from ui.views.hybrid import (
     CONTEXTS,
     CURVE_TOKENS,
     READOUT_CSS,
@@ -38,9 +41,6 @@ from ui.pages.hybrid_views import (
     readout_html,
     sources_html,
 )
-from ui.theme import style_widget
-from ui.urlstate import MAX_VALUE
-from ui.views import Readout
 
 PRESET_NAMES = {model.name: key for key, model in cache.PRESETS.items()}
 CUSTOM, NONE = "custom", "none"

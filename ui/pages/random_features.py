@@ -19,8 +19,8 @@ import param
 import sim
 from sim import scenarios
 from ui.page import Page, Run
-from ui.pages import random_features_views as rv
 from ui.views import Readout
+from ui.views import random_features as rv
 
 # 16 … 2048: t steps through m = 1, 2, 4, … m_max. Names, so a link carries them as they are.
 MAX_FEATURES = [str(2**i) for i in range(4, 12)]

@@ -15,18 +15,15 @@ import param
 
 import sim
 from sim import cost, scenarios
-from sim.cache import DTYPE_BYTES
 from sim.exercises import running_sum, running_sum_stream
 from sim.parallel import run_parallel
 from ui.exercises import exercise_setting
-from ui.fmt import count, num, ratio, sub, vec
+from ui.fmt import num, sub, vec
 from ui.page import Page, Run
-from ui.pages.running_sum_views import MemoryStack, TokenStrip
 from ui.views import Heatmap, LinePlot, Readout, crossover
+from ui.views.running_sum import COST_T_MAX, FP32, MemoryStack, TokenStrip, cost_text, memory_text
 
 RANDOM, WORKED, YOUR_TURN = "random tokens", "worked example", "your turn"
-FP32 = DTYPE_BYTES["fp32"]  # memory is counted in fp32, as in the lesson
-COST_T_MAX = 100_000  # the cost plots' right edge: a long context, where the gap is obvious
 
 
 class RunningSumPage(Page):
@@ -99,8 +96,8 @@ class RunningSumPage(Page):
         data |= {"state_text": [_state_text(fm, t) for t in ts],
                  "token_text": [_token_text(r, phi, t) for t in ts],
                  "outputs_text": [_outputs_text(r, t) for t in ts],
-                 "memory_text": [_memory_text(r, t) for t in ts],
-                 "cost_text": [_cost_text(d, t) for t in ts]}
+                 "memory_text": [memory_text(r, t) for t in ts],
+                 "cost_text": [cost_text(d, t) for t in ts]}
         table = {"t": list(range(1, T + 1))}
         for name, arr in (("k", K), ("v", V), ("q", Q), ("o_direct", out_direct), ("o_state", out_state)):
             table |= {f"{name}_{j + 1}": arr[:, j].tolist() for j in range(d)}
@@ -237,21 +234,3 @@ def _outputs_text(r: dict, t: int) -> str:
             "padding:4px 10px;overflow-wrap:anywhere'>{}</div>")
     cards = "".join(card.format(lines[0] + "<br>".join(lines[1:])) for lines in (a, b))
     return f"<div style='display:flex;flex-wrap:wrap;gap:10px'>{cards}</div>{verdict}"
-
-
-def _memory_text(r: dict, t: int) -> str:
-    kv, st = r["kv"][t], r["st"]
-    now = ("the cache is larger" if kv > st else "the state is larger" if kv < st
-           else "they are the same size")
-    return (f"<p>After t = {t} tokens: <b>KV cache</b> 2·t·d = {count(kv)} numbers = "
-            f"{count(kv * FP32)} bytes; <b>state</b> d² + d = {count(st)} numbers = "
-            f"{count(st * FP32)} bytes at every t (fp32). Now {now}; they are the same size "
-            f"at t = (d + 1)/2 = {num(r['cross'])}.</p>")
-
-
-def _cost_text(d: int, t: int) -> str:
-    tt = max(t, 1)
-    return (f"<p>Token t = {tt}, d = {d}: attention {count(cost.attention_ops(tt, d))} "
-            f"operations, state {count(cost.state_ops(d))}; attention ÷ state = "
-            f"{ratio(cost.work_ratio(tt, d))}. They cross at t = d = {d}. At t = 100,000 "
-            f"attention does {ratio(cost.work_ratio(COST_T_MAX, d))}× the state's work.</p>")

@@ -16,9 +16,14 @@ from bokeh.models import (
     LinearColorMapper,
 )
 
-from ui.fmt import num
+from sim import cost
+from sim.cache import DTYPE_BYTES
+from ui.fmt import count, num, ratio
 from ui.theme import DIVERGING, LINES
 from ui.views import View, make_figure
+
+FP32 = DTYPE_BYTES["fp32"]  # memory is counted in fp32, as in the lesson
+COST_T_MAX = 100_000  # the cost plots' right edge: a long context, where the gap is obvious
 
 
 class TokenStrip(View):
@@ -147,3 +152,23 @@ class MemoryStack(View):
 
     def frames(self, run) -> dict:
         return {"shown": [list(range(2 * t)) for t in range(run.t_max + 1)]}
+
+
+# Readout texts of the memory and cost panels, one per t -----------------------------------------
+
+def memory_text(r: dict, t: int) -> str:
+    kv, st = r["kv"][t], r["st"]
+    now = ("the cache is larger" if kv > st else "the state is larger" if kv < st
+           else "they are the same size")
+    return (f"<p>After t = {t} tokens: <b>KV cache</b> 2·t·d = {count(kv)} numbers = "
+            f"{count(kv * FP32)} bytes; <b>state</b> d² + d = {count(st)} numbers = "
+            f"{count(st * FP32)} bytes at every t (fp32). Now {now}; they are the same size "
+            f"at t = (d + 1)/2 = {num(r['cross'])}.</p>")
+
+
+def cost_text(d: int, t: int) -> str:
+    tt = max(t, 1)
+    return (f"<p>Token t = {tt}, d = {d}: attention {count(cost.attention_ops(tt, d))} "
+            f"operations, state {count(cost.state_ops(d))}; attention ÷ state = "
+            f"{ratio(cost.work_ratio(tt, d))}. They cross at t = d = {d}. At t = 100,000 "
+            f"attention does {ratio(cost.work_ratio(COST_T_MAX, d))}× the state's work.</p>")

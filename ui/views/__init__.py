@@ -1,5 +1,8 @@
 """Views: read-only pictures of a Run, each bound to columns of it.
 
+This package holds the views every page shares (here) and each page's own views (one module per
+page: ``ui.views.running_sum``, ``ui.views.hybrid``, …); the pages in ``ui.pages`` compose them.
+
 A view has two halves:
 - ``setup(run)``: what is the same for every t of a run (axis ranges, colour scales, curves
   that do not move); it changes Bokeh models in Python, once per setting;
