@@ -33,6 +33,9 @@ WIDGET_CSS = """
 input:focus-visible, select:focus-visible, textarea:focus-visible {
   outline: 3px solid var(--accent, #0072B2); outline-offset: 2px; }
 .noUi-handle:focus { outline: 3px solid var(--accent, #0072B2); outline-offset: 2px; }
+.bk-tab { color: var(--text, #1f2328); background: var(--surface, #f6f8fa); }
+.bk-tab.bk-active { color: var(--text, #1f2328); background: var(--bg, #ffffff);
+  border-color: var(--accent, #0072B2); font-weight: 600; }
 """
 
 

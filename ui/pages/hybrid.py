@@ -233,9 +233,9 @@ class HybridPage(Page):
                                                      max_width=760, margin=(0, 10),
                                                      styles={"font-size": "0.85em"}),
                            pn.pane.Bokeh(self.editor_message), apply, sizing_mode="stretch_width")
-        editor = pn.Tabs(("Model description (JSON)", editor), ("Hugging Face config.json",
-                         self.importer.panel()), sizing_mode="stretch_width",
-                         css_classes=["lab-secondary"])
+        editor = style_widget(pn.Tabs(("Model description (JSON)", editor), (
+            "Hugging Face config.json", self.importer.panel()), sizing_mode="stretch_width",
+            css_classes=["lab-secondary"]))
         sources = pn.Column(pn.pane.HTML("<b>Sources</b> (plain text)", margin=(0, 10)),
                             self.sources.panel(), sizing_mode="stretch_width",
                             css_classes=["lab-secondary"])
