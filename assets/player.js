@@ -228,6 +228,17 @@
       this.frames = doc.get_model_by_name("lab-frames");
       this.refresh();
     },
+    // A new run is about to arrive: a filter's indices point into data it may shorten, so
+    // they are emptied first (BokehJS refilters at once; an index past its row broke the
+    // page); refresh() puts frame t's back.
+    prepare() {
+      this.applying = true;
+      try {
+        for (const [model, attrs] of this.groups) {
+          if (attrs.some(([a]) => a === "indices")) model.indices = [];
+        }
+      } finally { this.applying = false; }
+    },
     // The frames changed (a new setting): read them again and show the same t, if it exists.
     refresh() {
       const info = (this.frames.tags && this.frames.tags[0]) || {};

@@ -198,6 +198,7 @@ async def _launch_in_browser(page_class):
         page = page_class()
         notices = apply_query(page, str(js.window.location.search))
         page.after_apply = lambda: js.window.labPlayer.refresh()
+        page.before_apply = lambda: js.window.labPlayer.prepare()
         page.seek_player = lambda t: js.window.labPlayer.seek(int(t))  # "Show it on the plots"
         return page, notices
 

@@ -68,6 +68,7 @@ class Page(param.Parameterized):
         super().__init__(**params)
         self.batch = contextlib.nullcontext  # in the browser: one patch per action
         self.after_apply = None  # in the browser: tells the player the frames changed
+        self.before_apply = None  # in the browser: the player lets go of the old run
         self.t = 0
         self.alt: dict[str, str] = {}  # figure id -> its text alternative at t
         self.controls_ready = True  # False in the page built ahead of time (no Python yet)
@@ -193,6 +194,8 @@ class Page(param.Parameterized):
 
     # Frames ---------------------------------------------------------------------------------
     def _apply(self, run: Run) -> None:
+        if self.before_apply is not None:  # the browser's player lets go of the old run first
+            self.before_apply()
         for view in self.views:
             view.setup(run)
         frames: dict[str, list] = {}
