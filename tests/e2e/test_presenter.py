@@ -164,7 +164,9 @@ def test_keys_work_inside_an_iframe(context, server, tmp_path):
     visit = watch(page)
     page.goto(f"{course.url}course.html")
     frame = page.frames[1]
-    frame.wait_for_function("window.labPrerendered === true", timeout=120_000)
+    # live first: while Python imports, the frame's main thread is busy for seconds at a time
+    # (Play's frames wait for it), which made this test flaky on a loaded machine
+    frame.wait_for_function("window.labLive === true", timeout=120_000)
     frame.locator("body").click(position={"x": 5, "y": 5})
     page.keyboard.press("ArrowRight")
     frame.wait_for_function("window.labPlayer.t === 1")

@@ -52,10 +52,11 @@ class View:
     bindings: list[tuple] = []
 
     def figures(self) -> list:
-        return []
+        """The view's figures (a single-figure view keeps it in ``self.fig``)."""
+        return [self.fig] if hasattr(self, "fig") else []
 
     def panel(self) -> pn.viewable.Viewable:
-        raise NotImplementedError
+        return pn.pane.Bokeh(self.fig)
 
     def setup(self, run) -> None:
         """Per setting: everything that is the same for every t."""
@@ -160,11 +161,6 @@ class Heatmap(View):
                          (self.source, "data.label", "label"), (self.source, "data.ink", "ink"),
                          (self.fig, "@alt", "alt")]
 
-    def figures(self):
-        return [self.fig]
-
-    def panel(self):
-        return pn.pane.Bokeh(self.fig)
 
     def _matrices(self, run) -> np.ndarray:
         m = np.asarray(run.data[self.key], dtype=float)
@@ -268,11 +264,6 @@ class LinePlot(View):
         self.title = title
         self.bindings = [(self.marker, "location", "marker"), (self.fig, "@alt", "alt")] if marker else []
 
-    def figures(self):
-        return [self.fig]
-
-    def panel(self):
-        return pn.pane.Bokeh(self.fig)
 
     def setup(self, run) -> None:
         self.source.data = {"x": np.asarray(run.data[self.x], dtype=float),

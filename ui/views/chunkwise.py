@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import numpy as np
-import panel as pn
 from bokeh.models import BoxAnnotation, ColumnDataSource, FixedTicker, HoverTool
 
 from ui.fmt import count, num, vec
@@ -61,11 +60,6 @@ class ChunkStrip(View):
                          (self.chunk_box, "visible", "on"), (self.veil, "left", "veil_left"),
                          (self.fig, "@alt", "alt")]
 
-    def figures(self):
-        return [self.fig]
-
-    def panel(self):
-        return pn.pane.Bokeh(self.fig)
 
     def setup(self, run) -> None:
         starts, T = run.data["starts"], run.t_max

@@ -62,9 +62,6 @@ class ProbeBars(View):
         _legend_below(self.fig)
         self.bindings = [(self.source, "data.read", "read"), (self.fig, "@alt", "alt")]
 
-    def figures(self):
-        return [self.fig]
-
     def panel(self):
         return pn.pane.Bokeh(self.fig, margin=(5, 5))
 
@@ -114,9 +111,6 @@ class PairErrors(View):
         self.capacity = _capacity(self.fig, "capacity d")
         _legend_below(self.fig)
         self.bindings = [(self.source, "data.error", "error"), (self.fig, "@alt", "alt")]
-
-    def figures(self):
-        return [self.fig]
 
     def panel(self):
         return pn.pane.Bokeh(self.fig, margin=(5, 5))

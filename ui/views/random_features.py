@@ -10,7 +10,6 @@ composes them).
 from __future__ import annotations
 
 import numpy as np
-import panel as pn
 from bokeh.models import BasicTickFormatter, ColumnDataSource, FixedTicker, HoverTool
 from bokeh.transform import dodge
 
@@ -44,11 +43,6 @@ class WeightBars(View):
         self.fig.xaxis.ticker = self.ticker = FixedTicker(ticks=[1])
         self.bindings = [(self.source, "data.favor", "favor"), (self.fig, "@alt", "alt")]
 
-    def figures(self):
-        return [self.fig]
-
-    def panel(self):
-        return pn.pane.Bokeh(self.fig)
 
     def setup(self, run) -> None:
         exact, elu1, favor = run.data["exact"], run.data["elu1"], run.data["favor"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import panel as pn
 from bokeh.models import (
     BoxAnnotation,
     CDSView,
@@ -54,11 +53,6 @@ class TokenStrip(View):
         self.bindings = [(self.box, "left", "box_left"), (self.box, "right", "box_right"),
                          (self.box, "visible", "box_on"), (self.veil, "left", "veil_left")]
 
-    def figures(self):
-        return [self.fig]
-
-    def panel(self):
-        return pn.pane.Bokeh(self.fig)
 
     def setup(self, run) -> None:
         k, v, q = run.data["k"], run.data["v"], run.data["q"]
@@ -126,11 +120,6 @@ class MemoryStack(View):
         self.fig.xgrid.visible = self.fig.ygrid.visible = False
         self.bindings = [(self.filter, "indices", "shown")]
 
-    def figures(self):
-        return [self.fig]
-
-    def panel(self):
-        return pn.pane.Bokeh(self.fig)
 
     def setup(self, run) -> None:
         d, T, cross = run.data["d"], run.t_max, run.data["memory_crossover"]
