@@ -162,14 +162,22 @@
   }
 
   // ---- the page built ahead of time: on screen and stepping before Python --------------------
+  // The document is themed, styled for this view and set to the link's t before BokehJS
+  // builds a view of it: each change made after rendering cost another layout and paint of
+  // the figures. (Bokeh.embed.embed_item would parse and render in one call; the fallback.)
   async function showPrerendered() {
     if (!window.Bokeh) return;
-    const doc = JSON.parse($("lab-doc").textContent);
-    const views = await window.Bokeh.embed.embed_item(doc);
-    const jsdoc = views.roots[0].model.document;
+    const item = JSON.parse($("lab-doc").textContent);
+    const Document = typeof window.Bokeh.require === "function" && window.Bokeh.require("document").Document;
+    const standalone = Document && window.Bokeh.embed.add_document_standalone;
+    let jsdoc = null;
+    if (standalone) jsdoc = Document.from_json(item.doc);
+    else jsdoc = (await window.Bokeh.embed.embed_item(item)).roots[0].model.document;
     styleDoc(jsdoc);
     player.attach(jsdoc);
     if (linkT !== null && !ownSettings) seekFromLink(player.tMax);
+    if (standalone) await standalone(jsdoc, $(item.target_id));
+    player.describe();  // the figures' text alternatives go on their elements, now there
     window.labPrerendered = true;
     document.body.classList.add("lab-ready");
     afterRender(jsdoc);
@@ -795,7 +803,23 @@ addEventListener("message", function (e) {
     }).catch((e) => console.debug("service worker not registered", e));
   }
 
-  // ---- formulas (first paint, before Python) ------------------------------------------------
+  // ---- formulas (typeset once the plots are on screen, before Python) ---------------------------
+  // KaTeX is fetched and run after the first plot: the formulas are in the lesson text below
+  // the simulator, and typesetting them (script, fonts, a layout of the text) delayed it.
+  function typeset() {
+    const scripts = ["static/katex/katex.min.js", "static/katex/contrib/auto-render.min.js"].map((src) => {
+      const el = document.createElement("script");
+      el.src = src;
+      el.async = false;  // run in this order
+      const loaded = new Promise((resolve, reject) => {
+        el.onload = resolve;
+        el.onerror = () => reject(new Error(`${src} did not load`));
+      });
+      document.head.append(el);
+      return loaded;
+    });
+    return Promise.all(scripts).then(renderMath).catch((err) => console.warn("formulas:", err));
+  }
   function renderMath() {
     if (window.renderMathInElement) {
       document.querySelectorAll(".lab-text, .lab-intro").forEach((el) => window.renderMathInElement(el, {
@@ -809,7 +833,7 @@ addEventListener("message", function (e) {
     }
   }
 
-  // The rest of the page's scripts (KaTeX, BokehJS, Panel) run after this one.
+  // The rest of the page's scripts (BokehJS, Panel) run after this one.
   // Deferred scripts run while readyState is already "interactive"; DOMContentLoaded fires
   // once all of them (this one first) have run.
   const pageScripts = new Promise((resolve) => {
@@ -818,9 +842,9 @@ addEventListener("message", function (e) {
   });
   // The page built ahead of time first: on two cores, Pyodide's start (compiling 9 MB of
   // WebAssembly, unpacking the standard library) would otherwise share the processor with
-  // BokehJS drawing the first plot. Python starts once that frame is painted.
-  pageScripts.then(renderMath).then(showPrerendered)
+  // BokehJS drawing the first plot. Python and the formulas start once that frame is painted.
+  pageScripts.then(showPrerendered)
     .catch((err) => console.error("first paint:", err))
     .then(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))))
-    .then(boot);
+    .then(() => { typeset(); return boot(); });
 })();

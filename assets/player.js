@@ -292,9 +292,14 @@
     pause() {
       if (!this.playing) return;
       this.playing = false;
+      this.describe();
+      for (const fn of this.listeners) fn(this.t, this.tMax);
+    },
+    // Give every figure frame t's text alternative (it goes on the figure's element, so only
+    // once the document is on screen).
+    describe() {
       const alt = this.groups.map(([m, attrs]) => [m, attrs.filter(([a]) => a === "@alt")]).filter(([, a]) => a.length);
       if (this.frames) apply(alt, this.frames.data, this.t, describe);
-      for (const fn of this.listeners) fn(this.t, this.tMax);
     },
     onChange(fn) { this.listeners.push(fn); },
     ids(doc) { return [...doc.all_models].map((m) => m.id); },
