@@ -176,7 +176,15 @@
     styleDoc(jsdoc);
     player.attach(jsdoc);
     if (linkT !== null && !ownSettings) seekFromLink(player.tMax);
+    // Figures out of view are laid out but painted only once they come near it (watchFigures):
+    // all start held, and those within reach of the view are let go as soon as they are placed.
+    const figures = standalone ? [...jsdoc.all_models].filter(isFigure) : [];
+    for (const model of figures) model.hold_render = true;
     if (standalone) await standalone(jsdoc, $(item.target_id));
+    for (const model of figures) {
+      const view = window.labViewOf(model);
+      if (!view || !view.el || nearView(view.el)) model.hold_render = false;
+    }
     player.describe();  // the figures' text alternatives go on their elements, now there
     window.labPrerendered = true;
     document.body.classList.add("lab-ready");
@@ -304,6 +312,12 @@ if not hasattr(pyodide.ffi, "jsnull"):
   // time it lays the page out.)
   let observer = null;
   const held = new Map();
+  const NEAR_PX = 200;  // a figure this close to the view is painted
+  const isFigure = (model) => "renderers" in model && "toolbar" in model;
+  function nearView(el) {
+    const r = el.getBoundingClientRect();
+    return r.bottom > -NEAR_PX && r.top < innerHeight + NEAR_PX && r.right > -NEAR_PX && r.left < innerWidth + NEAR_PX;
+  }
   function watchFigures(jsdoc) {
     if (!("IntersectionObserver" in window) || !window.Bokeh) return;
     try {
@@ -314,11 +328,11 @@ if not hasattr(pyodide.ffi, "jsnull"):
           const view = held.get(entry.target);
           if (view != null && view.model.hold_render === entry.isIntersecting) view.model.hold_render = !entry.isIntersecting;
         }
-      }, { rootMargin: "200px" });
+      }, { rootMargin: `${NEAR_PX}px` });
       for (const rootView of window.Bokeh.index) {
         if (rootView.model.document !== jsdoc) continue;
         for (const model of jsdoc.all_models) {
-          if (!("renderers" in model && "toolbar" in model)) continue;
+          if (!isFigure(model)) continue;
           const view = rootView.owner.find_one(model);
           if (view != null) { held.set(view.el, view); observer.observe(view.el); }
         }

@@ -47,7 +47,7 @@ def test_steps_before_python_and_after_it_takes_over(context, server, slug):
     page.goto(f"{server.url}{slug}.html")
     wait_ready(page)
     assert page.evaluate("window.labLive") is None
-    assert page.locator(".lab-text .katex").count() > 0  # formulas typeset at first paint
+    page.wait_for_selector(".lab-text .katex", timeout=10_000)  # formulas typeset before Python
     assert "Python" in page.locator("#lab-status").inner_text()
     shot(page, f"{slug}-before-python")
     before = snapshot(page)
