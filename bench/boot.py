@@ -9,6 +9,8 @@ context per load, service workers blocked. Per page it prints the medians over t
   and, beside it, what the same files weigh gzipped (what a compressing host would send);
 - paint: the first paint (performance 'first-contentful-paint', else 'first-paint');
 - plot: the page built ahead of time on screen (its plots painted: window.labTimings.firstPlot);
+- cpu: the page's main-thread CPU time until then (CDP Performance ThreadTime), steadier than the
+  clock on a shared machine: compare it between builds when the plot times are noisy;
 - step: the first working step: Step is pressed (in the page, the moment it is enabled) and the
   time is taken once the frame after it has been painted;
 - pyodide / wheels / live: window.labTimings, ms from navigation start; live is when the
@@ -181,7 +183,14 @@ def load_once(browser, url: str, base: str, *, timeout_ms: int, preamble: str | 
                lambda e: received.__setitem__(e["requestId"], int(e["encodedDataLength"])))
         cdp.send("Network.enable")
         cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
+        cdp.send("Performance.enable")
         page.goto(url, wait_until="commit")
+        # The main thread's CPU time up to the first plot: steadier than the clock when other
+        # work shares the machine (it counts this page's work, not the time it waited for a core).
+        page.wait_for_function("(window.labTimings && window.labTimings.firstPlot) || window.labLive === true"
+                               " || !!window.labFailed", timeout=timeout_ms, polling=50)
+        metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+        cpu_plot = metrics.get("ThreadTime", 0) * 1000 if page.evaluate("!window.labLive") else None
         page.wait_for_function("window.labLive === true || !!window.labFailed", timeout=timeout_ms,
                                polling=50)
         result = page.evaluate("""() => ({
@@ -196,7 +205,7 @@ def load_once(browser, url: str, base: str, *, timeout_ms: int, preamble: str | 
         paths = [SITE / u[len(base):].split("?")[0] for rid, u in urls.items()
                  if rid in received and u.startswith(base)]
         result.update(bytes=sum(received.values()), gzip=sum(gzip_size(p) for p in paths),
-                      errors=errors)
+                      errors=errors, cpu_plot=cpu_plot)
         return result
     finally:
         context.close()
@@ -285,6 +294,7 @@ def report(targets, results, runs: int) -> None:
             "ok": len(ok), "bytes": median([r["bytes"] for r in ok]), "gzip": median([r["gzip"] for r in ok]),
             "paint": median(paint), "pyodide": median([r["timings"].get("pyodide") for r in ok]),
             "plot": median([r["timings"].get("firstPlot") for r in ok]),
+            "cpu": median([r["cpu_plot"] for r in ok if r["timings"].get("firstPlot")]),
             "step": median([r["timings"].get("firstStep") for r in ok if r["timings"].get("firstStepT") == 1]),
             "packages": median([r["timings"].get("packages") for r in ok]),
             "live": median([r["timings"].get("live") for r in ok]),
@@ -296,7 +306,7 @@ def report(targets, results, runs: int) -> None:
     floor_live = stats[floor_name]["live"]
     print(f"\nCold start, median of {runs} run(s); seconds from navigation start; "
           "MB as served (uncompressed) / gzipped; x = against the floor's live")
-    header = (f"{'page':26s} {'MB':>6s} {'gz MB':>6s} {'paint':>6s} {'plot':>6s} {'x':>5s} "
+    header = (f"{'page':26s} {'MB':>6s} {'gz MB':>6s} {'paint':>6s} {'plot':>6s} {'x':>5s} {'cpu':>5s} "
               f"{'step':>6s} {'x':>5s} {'pyodide':>7s} {'wheels':>6s} {'live':>6s} {'x':>5s}")
     print(header)
     print("-" * len(header))
@@ -308,7 +318,8 @@ def report(targets, results, runs: int) -> None:
         s = stats[name]
         mb = f"{s['bytes'] / 1e6:6.1f}" if s["bytes"] else "     -"
         gz = f"{s['gzip'] / 1e6:6.1f}" if s["gzip"] else "     -"
-        print(f"{name:26s} {mb} {gz} {fmt_s(s['paint'])} {fmt_s(s['plot'])} {x(s['plot'])} "
+        cpu = f"{s['cpu'] / 1000:5.2f}" if s["cpu"] else "    -"
+        print(f"{name:26s} {mb} {gz} {fmt_s(s['paint'])} {fmt_s(s['plot'])} {x(s['plot'])} {cpu} "
               f"{fmt_s(s['step'])} {x(s['step'])} {fmt_s(s['pyodide']):>7s} "
               f"{fmt_s(s['packages'])} {fmt_s(s['live'])} {x(s['live'])}"
               f"{'' if s['ok'] == runs else '  (' + str(runs - s['ok']) + ' failed)'}")
