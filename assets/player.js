@@ -49,12 +49,16 @@
 
   // Restyle every figure of a BokehJS document for a theme and the presenter view, and show
   // the parts of the page this view wants (arrange). ``opts``: scale (figures' size factor in
-  // the presenter view, fitted to the screen by the shell), view (a page's named view),
-  // fold (the settings folded away), print.
+  // the presenter view, fitted to the screen by the shell), wide (figure -> a further factor
+  // on its width alone, so a row with room at its side fills it too), view (a page's named
+  // view), tall (a factor on every figure's height alone, for a screen taller than the
+  // figures' rows), fold (the settings folded away), print.
   function restyle(doc, theme, present, opts) {
     opts = opts || {};
     const c = THEMES[theme] || THEMES.light;
     const f = present ? Object.assign({}, PRESENT, opts.scale ? { size: opts.scale } : {}) : { size: 1, font: 1, line: 1 };
+    f.wide = (m) => (present && opts.wide && opts.wide(m)) || 1;
+    f.tall = present && opts.tall > 0 ? opts.tall : 1;
     const wasApplying = player.applying;
     player.applying = true;  // the view's own changes: not sent to Python
     try {
@@ -123,7 +127,8 @@
   function paint(doc, theme, c, f) {
     for (const m of doc.all_models) {
       if ("background_fill_color" in m && "renderers" in m && "toolbar" in m) {  // a figure
-        for (const p of ["width", "height", "min_width", "min_height", "max_width", "max_height"]) if (typeof base(m, p) === "number") scaled(m, p, f.size);
+        for (const p of ["width", "min_width", "max_width"]) if (typeof base(m, p) === "number") scaled(m, p, f.size * f.wide(m));
+        for (const p of ["height", "min_height", "max_height"]) if (typeof base(m, p) === "number") scaled(m, p, f.size * f.tall);
         set(m, "background_fill_color", c.background);
         set(m, "border_fill_color", c.background);
         set(m, "outline_line_color", c.grid);
