@@ -35,10 +35,11 @@ WIDGET_CSS = """
 input:focus-visible, select:focus-visible, textarea:focus-visible {
   outline: 3px solid var(--accent, #0072B2); outline-offset: 2px; }
 .noUi-handle:focus { outline: 3px solid var(--accent, #0072B2); outline-offset: 2px; }
-.bk-btn-group .bk-btn.bk-active { background: var(--accent, #0072B2); color: var(--accent-text, #ffffff);
-  border-color: var(--accent, #0072B2); font-weight: 600; box-shadow: none; }
-.bk-btn-group .bk-btn:not(.bk-active) { background: var(--bg, #ffffff); color: var(--text, #1f2328);
-  border-color: var(--line, #d1d9e0); }
+.bk-btn-group .bk-btn.bk-active, .bk-btn-group .bk-btn.bk-btn-default.bk-active {
+  background: var(--accent, #0072B2) !important; color: var(--accent-text, #ffffff) !important;
+  border-color: var(--accent, #0072B2) !important; font-weight: 600; box-shadow: none; }
+.bk-btn-group .bk-btn.bk-btn-default:not(.bk-active) { background: var(--bg, #ffffff);
+  color: var(--text, #1f2328); border-color: var(--line, #d1d9e0); }
 .bk-tab { color: var(--text, #1f2328); background: var(--surface, #f6f8fa); }
 .bk-tab.bk-active { color: var(--text, #1f2328); background: var(--bg, #ffffff);
   border-color: var(--accent, #0072B2); font-weight: 600; }
