@@ -166,9 +166,10 @@ class RunningSumPage(Page):
             fixed, self.widget("feature_map", pn.widgets.RadioButtonGroup, color="default"),
             self.widget("normalize", pn.widgets.Checkbox), self.token_text.panel(), width=300,
             css_classes=["lab-controls"])
-        both = pn.Column(pn.pane.HTML("<h3>The output, computed both ways</h3>", margin=(0, 10)),
+        both = pn.Column(pn.pane.HTML("<h3>The output, computed both ways</h3>", margin=(0, 10),
+                                      css_classes=["lab-secondary"]),  # the presenter's room: figures
                          self.outputs_text.panel(), sizing_mode="stretch_width", min_width=330,
-                         styles={"flex": "1 1 420px"})
+                         styles={"flex": "1 1 420px"}, css_classes=["lab-main-view"])
         fig = pn.pane.Bokeh
         state = pn.Column(self.state_text.panel(), pn.FlexBox(
             fig(self.S_map.fig), fig(self.write_map.fig), fig(self.z_map.fig),

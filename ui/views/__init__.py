@@ -39,10 +39,16 @@ TOOLS = "save"  # every plot can be saved as PNG; pan/zoom would fight with touc
 
 
 def make_figure(title: str, *, width: int = 360, height: int = 290, **kwargs):
-    """A figure as every page draws it: a PNG save button above, no logo, no grid on request."""
+    """A figure as every page draws it: a PNG save button, no logo, no grid on request.
+
+    The toolbar sits inside the plot's frame (top right) and shows only while the pointer is
+    over the figure: above the frame it shared the title's row and covered long titles
+    ("Tokens: key k, value v, query q⋮"), in every view.
+    """
     fig = figure(title=title, width=width, height=height, tools=TOOLS, toolbar_location="above",
-                 **kwargs)
+                 toolbar_inner=True, **kwargs)
     fig.toolbar.logo = None
+    fig.toolbar.autohide = True
     return fig
 
 
