@@ -115,7 +115,7 @@ class RandomFeaturesPage(Page):
             "Error of the weights against m", {
                 f"FAVOR+, mean over {N_SEEDS} seeds": "err_mean", "FAVOR+, this seed": "err_seed",
                 "elu + 1 (no random features)": "err_elu"},
-            x="ms", x_label="features m", y_label="mean |ŵ_j − w_j| over the keys",
+            x="ms", x_label="features m", y_label="mean |ŵⱼ − wⱼ| (keys)",
             marker="ms", x_axis_type="log", y_axis_type="log", width=480, height=400,
             legend="bottom_left", dashed=("FAVOR+, this seed", "elu + 1 (no random features)"),
             low="band_low", high="band_high", band_name=f"middle 80 % of {N_SEEDS} seeds")
