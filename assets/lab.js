@@ -536,6 +536,7 @@ if not hasattr(pyodide.ffi, "jsnull"):
   }
   // Try one scale and width factors; resolves to whether the shown parts fit the screen.
   async function tryFit(scale, wide, tall = 1) {
+    window.labFitTries = (window.labFitTries || 0) + 1;
     viewState.scale = scale;
     viewState.wide = wide;
     viewState.tall = tall;
@@ -590,6 +591,32 @@ if not hasattr(pyodide.ffi, "jsnull"):
   // sight (the stage area is transparent while fitting). Same page, same screen: same result.
   // A refit that is not full (a new document on screen: the takeover) keeps the scale as long
   // as the page still fits, so nothing moves when Python takes over the page built ahead of time.
+  // A fit takes up to a dozen layouts (seconds on a slow laptop, with the figures out of sight),
+  // so it is remembered (localStorage) for this page, build, settings and screen size: a
+  // presenter who opened the page once before gets it in one layout.
+  function fitKey() {
+    const own = new URLSearchParams(location.search);
+    for (const k of [...SHELL_KEYS, "speed"]) own.delete(k);
+    const q = new URLSearchParams(settingsQuery !== null ? settingsQuery : ownSettings ? own : CONFIG.prerender.query);
+    q.sort();
+    const shown = `${query.get("view") || ""}${root.classList.contains("embed") ? "+embed" : ""}`;
+    return `lab-fit:${CONFIG.page}:${CONFIG.build}:${innerWidth}x${innerHeight}:${shown}:${q}`;
+  }
+  function recallFit() {
+    try {
+      const v = JSON.parse(localStorage.getItem(fitKey()) || "null");
+      return v && typeof v.scale === "number" && Array.isArray(v.wide) && typeof v.tall === "number" ? v : null;
+    } catch (e) { return null; }  // blocked storage or a broken entry: fit from scratch
+  }
+  function rememberFit() {
+    try {
+      for (let i = localStorage.length - 1; i >= 0; i--) {  // an older build's fits are stale
+        const k = localStorage.key(i);
+        if (k && k.startsWith("lab-fit:") && k.split(":")[2] !== CONFIG.build) localStorage.removeItem(k);
+      }
+      localStorage.setItem(fitKey(), JSON.stringify({ scale: viewState.scale, wide: [...viewState.wide], tall: viewState.tall }));
+    } catch (e) { /* blocked storage: nothing remembered */ }
+  }
   let fitting = null, fitAgain = false, fitFull = false;
   function fitPresenter(full) {
     if (full) fitFull = true;
@@ -606,6 +633,13 @@ if not hasattr(pyodide.ffi, "jsnull"):
         if (!fullNow && !overflows(await settled())) continue;
         root.classList.add("fitting");
         const t0 = performance.now();
+        // the same page, build, settings and screen fitted before: one layout, if it still fits
+        const remembered = recallFit();
+        if (remembered && (await tryFit(remembered.scale, new Map(remembered.wide), remembered.tall)).fits) {
+          root.classList.remove("fitting");
+          timings.fit = performance.now() - t0;
+          continue;
+        }
         const top = $("lab-stage-area").getBoundingClientRect().top + scrollY;
         let scale = 1.45, lo = 0.45, hi = 3.2, best = null;
         for (let i = 0; i < 6 && hi - lo > 0.03; i++) {
@@ -641,6 +675,7 @@ if not hasattr(pyodide.ffi, "jsnull"):
         await tryFit(scale, wide, Math.round(tall * 100) / 100);
         root.classList.remove("fitting");
         timings.fit = performance.now() - t0;
+        rememberFit();
       } while (fitAgain);
       fitting = null;
       window.labFitted = (window.labFitted || 0) + 1;

@@ -108,6 +108,25 @@ def test_presenter_view_fits_one_screen_at_every_size(browser, server, slug):
     ctx.close()
 
 
+def test_the_presenter_fit_is_remembered_for_the_next_visit(browser, server):
+    """A fit is a search of up to a dozen layouts; the same page and screen fit again in one."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    seen = []
+    for _ in range(2):
+        page = ctx.new_page()
+        hold_python(page)  # the fit happens before Python, on the page built ahead of time
+        page.goto(f"{server.url}gates.html?present=1")
+        wait_ready(page)
+        fitted_after(page, 0)
+        seen.append((page.evaluate("window.labFitTries"), page.evaluate("window.labScale"),
+                     page.evaluate(BOXES_JS)))
+        page.close()
+    (tries0, scale0, boxes0), (tries1, scale1, boxes1) = seen
+    assert tries0 > 3 and tries1 == 1, seen
+    assert (scale1, boxes1) == (scale0, boxes0)
+    ctx.close()
+
+
 def test_phone_keeps_the_transport_and_the_stepped_figure_in_view(browser, server):
     ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     page = ctx.new_page()
