@@ -218,7 +218,8 @@ class Heatmap(View):
     @staticmethod
     def inked(labels: list[list[str]], dark) -> dict[str, list]:
         """The "light" and "dark" frames: each cell's label in the column of its ink (white on
-        a dark cell), None in the other (and for no number: BokehJS skips a None). ``dark`` (T + 1, rows · cols) bool."""
+        a dark cell), None in the other and for no number (BokehJS skips a None).
+        ``dark`` (T + 1, rows · cols) bool."""
         light_ink, dark_ink = [], []
         for row, on_dark in zip(labels, np.asarray(dark).tolist()):
             light_ink.append([None if d or not s else s for s, d in zip(row, on_dark)])
