@@ -40,7 +40,7 @@ test:
 	   rc=$$?; $(call tock_sh,unit); exit $$rc ) & unit=$$!; \
 	$(MAKE) --no-print-directory -j2 --output-sync=target build browser axe && \
 	{ $(call tick_sh,lint); $(PY) -m ruff check . && $(call tock_sh,lint); } && \
-	( $(call tick_sh,e2e); $(PYTEST) tests/e2e 2>&1 | tee .cache/test-e2e.log; rc=$${PIPESTATUS[0]}; \
+	( $(call tick_sh,e2e); $(PYTEST) -n 2 --dist worksteal tests/e2e 2>&1 | tee .cache/test-e2e.log; rc=$${PIPESTATUS[0]}; \
 	  $(call tock_sh,e2e); exit $$rc ); rc=$$?; \
 	wait $$unit; urc=$$?; \
 	echo "----- unit tests -----"; cat .cache/test-unit.log; \
@@ -57,7 +57,7 @@ unit: venv
 	$(PY) -m pytest -q tests/sim tests/ui tests/site_build
 
 e2e: build browser axe
-	$(PY) -m pytest -q tests/e2e
+	$(PY) -m pytest -q -n 2 --dist worksteal tests/e2e
 
 lint: venv
 	$(PY) -m ruff check .

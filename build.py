@@ -661,6 +661,16 @@ BOKEHJS_PATCHES = (
      '.every((p=>"overlay"==p.model.level&&!this.model.side_panels.includes(p.model))))return!1;'
      "for(const e of this.model.side_panels)",
      "an overlay-only repaint does not re-measure the side panels"),
+    # A figure that will not paint (held out of view by assets/lab.js, or paused) still
+    # re-measured its side panels on every repaint request, before paint() returns early; a
+    # hidden figure (display: none, as the chunkwise page's UT transform for a rule without
+    # one) finds them changed every time and laid itself out again: 30-60 ms of every
+    # chunkwise step, measured. The check waits until the figure paints again (releasing
+    # hold_render asks for a repaint, which measures then).
+    ("repaint(){this._invalidate_layout_if_needed(),this.paint()}",
+     "repaint(){this.is_paused||this.model.hold_render||this._invalidate_layout_if_needed(),"
+     "this.paint()}",
+     "a figure that will not paint is not laid out"),
 )
 FETCHING_URL = re.compile(
     r"""(?:src|href|action)\s*=\s*["']?https?://|url\(\s*["']?https?://|@import\s+["']https?://"""

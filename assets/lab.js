@@ -40,10 +40,21 @@
     const url = `${location.pathname}?${q.toString().replace(/%2C/g, ",")}${location.hash}`;
     if (url !== location.pathname + location.search + location.hash) history.replaceState(null, "", url);
   }
-  // While playing, the link follows at most every 250 ms (a history update costs about 2 ms).
+  // While playing, the link follows at most every 250 ms, and only in a frame's spare time:
+  // a history update costs 2-5 ms (measured), and one that came after a step's work made that
+  // frame miss its paint (at 60 steps/s, four frames a second). Pausing writes it at once.
+  const idle = window.requestIdleCallback || ((fn) => setTimeout(() => fn({ timeRemaining: () => 50 }), 0));
+  const SPARE_MS = 8;
+  function whenSpare() {
+    idle((deadline) => {
+      if (urlTimer === null) return;  // written meanwhile
+      if (!player.playing || deadline.timeRemaining() >= SPARE_MS) writeUrl();
+      else whenSpare();
+    });
+  }
   function urlLater() {
     if (!player.playing) { clearTimeout(urlTimer); writeUrl(); }
-    else if (urlTimer === null) urlTimer = setTimeout(writeUrl, 250);
+    else if (urlTimer === null) urlTimer = setTimeout(whenSpare, 250);
   }
 
   // ---- notices (plain text only: nothing from a link or a file is ever read as markup) ------
@@ -487,12 +498,12 @@ if not hasattr(pyodide.ffi, "jsnull"):
   // (css_classes "lab-main-view") scaled to fill the screen; a phone, the presenter view and an
   // embed's ?view= fold the settings away behind the Settings button; ?view=<name> shows one
   // part the page named ("lab-view-<name>"); print shows no controls. See restyle() in player.js.
-  const viewState = { scale: null, settings: false, print: false, view: query.get("view") || "" };
+  const viewState = { scale: null, wide: new Map(), tall: 1, settings: false, print: false, view: query.get("view") || "" };
   const narrowQuery = window.matchMedia ? matchMedia("(max-width: 700px)") : { matches: false };
   const folded = () => root.classList.contains("present") || narrowQuery.matches || !!viewState.view;
   function styleDoc(doc) {
     window.labRestyle(doc, viewState.print ? "light" : root.dataset.theme, root.classList.contains("present") && !viewState.print,
-      { scale: viewState.scale, view: viewState.view, fold: folded(), settings: viewState.settings, print: viewState.print });
+      { scale: viewState.scale, wide: (m) => viewState.wide.get(figureKey(m)), tall: viewState.tall, view: viewState.view, fold: folded(), settings: viewState.settings, print: viewState.print });
   }
   function syncSettingsButton() {
     const b = $("tp-settings");
@@ -518,7 +529,7 @@ if not hasattr(pyodide.ffi, "jsnull"):
     let bottom = document.documentElement.scrollHeight, right = document.documentElement.scrollWidth;
     if (player.doc && window.labViewOf) {
       for (const m of player.doc.all_models) {
-        if (!m.visible || !("css_classes" in m) || "children" in m) continue;
+        if (!m.visible || !("sizing_mode" in m) || "children" in m) continue;  // figures and texts, not their parts
         const v = window.labViewOf(m);
         const r = v && v.el && v.el.isConnected ? v.el.getBoundingClientRect() : null;
         if (r && r.width > 0) { bottom = Math.max(bottom, r.bottom + scrollY); right = Math.max(right, r.right + scrollX); }
@@ -537,47 +548,182 @@ if not hasattr(pyodide.ffi, "jsnull"):
     return extent();
   }
   const overflows = ([bottom, right]) => bottom > innerHeight + 1 || right > innerWidth + 1;
-  let fitting = null, fitAgain = false;
-  async function fitPresenter() {
+  // Figures may grow wider than their own proportions by at most this factor (a heatmap's cells
+  // a little wider than tall read as well; much more and the figure looks stretched).
+  const MAX_WIDE = 1.6;
+  const isFigure = (m) => "renderers" in m && "toolbar" in m;
+  // A figure's name that is the same in the page built ahead of time and the live one (their
+  // models differ when Python could not adopt the document on screen): title and rank.
+  const figureRank = new WeakMap();
+  function figureKey(m) {
+    if (!figureRank.has(m)) {
+      const seen = new Map();
+      for (const x of m.document ? m.document.all_models : [m]) {
+        if (!isFigure(x)) continue;
+        const title = (x.title && x.title.text) || "";
+        seen.set(title, (seen.get(title) || 0) + 1);
+        figureRank.set(x, `${title}#${seen.get(title)}`);
+      }
+    }
+    return figureRank.get(m);
+  }
+  // Try one scale and width factors; resolves to whether the shown parts fit the screen.
+  async function tryFit(scale, wide, tall = 1) {
+    window.labFitTries = (window.labFitTries || 0) + 1;
+    viewState.scale = scale;
+    viewState.wide = wide;
+    viewState.tall = tall;
+    restyleAll();
+    const reach = await settled();
+    return { fits: !overflows(reach), reach };
+  }
+  // The room at the side of each figure's row: every shown part (figure or text) level with the
+  // figure is in its row; a row with text in it has none (the text takes it).
+  function widths() {
+    const parts = [], wide = new Map();
+    for (const m of player.doc.all_models) {
+      if (!m.visible || !("sizing_mode" in m) || "children" in m) continue;  // figures and texts, not their parts
+      const v = window.labViewOf(m);
+      const r = v && v.el && v.el.isConnected ? v.el.getBoundingClientRect() : null;
+      if (r && r.width > 0 && r.height > 0) parts.push({ m, r, figure: isFigure(m) });
+    }
+    for (const { m, r, figure } of parts) {
+      if (!figure) continue;
+      const row = parts.filter((p) => p.r.top < r.bottom - 4 && p.r.bottom > r.top + 4);
+      const left = Math.min(...row.map((p) => p.r.left)), right = Math.max(...row.map((p) => p.r.right));
+      const room = row.some((p) => !p.figure) ? 1 : 0.98 * (innerWidth - 18 - left) / Math.max(1, right - left);
+      wide.set(figureKey(m), Math.max(1, Math.min(MAX_WIDE, Math.floor(room * 100) / 100)));
+    }
+    return wide;
+  }
+  // The height of the figures' rows added up (the figures level with each other are one row),
+  // and where the lowest shown part ends.
+  function figureRows() {
+    const rects = [];
+    let bottom = 0;
+    for (const m of player.doc ? player.doc.all_models : []) {
+      if (!m.visible || !("sizing_mode" in m) || "children" in m) continue;
+      const v = window.labViewOf(m);
+      const r = v && v.el && v.el.isConnected ? v.el.getBoundingClientRect() : null;
+      if (!r || r.height <= 0) continue;
+      bottom = Math.max(bottom, r.bottom);
+      if (isFigure(m)) rects.push(r);
+    }
+    rects.sort((a, b) => a.top - b.top);
+    let total = 0, rowBottom = -Infinity;
+    for (const r of rects) {
+      if (r.top >= rowBottom - 4) { total += r.height; rowBottom = r.bottom; }
+      else if (r.bottom > rowBottom) { total += r.bottom - rowBottom; rowBottom = r.bottom; }
+    }
+    return { rows: total, bottom };
+  }
+  // Full fit: the figures' scale is the largest with which the page neither scrolls nor
+  // overflows sideways (from one measurement, the scale that fills the room below the
+  // transport; then a binary search, as a row may wrap); then their widths grow, up to
+  // MAX_WIDE, into what room the rows leave at the side. Each try is one BokehJS layout, out of
+  // sight (the stage area is transparent while fitting). Same page, same screen: same result.
+  // A refit that is not full (a new document on screen: the takeover) keeps the scale as long
+  // as the page still fits, so nothing moves when Python takes over the page built ahead of time.
+  // A fit takes up to a dozen layouts (seconds on a slow laptop, with the figures out of sight),
+  // so it is remembered (localStorage) for this page, build, settings and screen size: a
+  // presenter who opened the page once before gets it in one layout.
+  function fitKey() {
+    const own = new URLSearchParams(location.search);
+    for (const k of [...SHELL_KEYS, "speed"]) own.delete(k);
+    const q = new URLSearchParams(settingsQuery !== null ? settingsQuery : ownSettings ? own : CONFIG.prerender.query);
+    q.sort();
+    const shown = `${query.get("view") || ""}${root.classList.contains("embed") ? "+embed" : ""}`;
+    return `lab-fit:${CONFIG.page}:${CONFIG.build}:${innerWidth}x${innerHeight}:${shown}:${q}`;
+  }
+  function recallFit() {
+    try {
+      const v = JSON.parse(localStorage.getItem(fitKey()) || "null");
+      return v && typeof v.scale === "number" && Array.isArray(v.wide) && typeof v.tall === "number" ? v : null;
+    } catch (e) { return null; }  // blocked storage or a broken entry: fit from scratch
+  }
+  function rememberFit() {
+    try {
+      for (let i = localStorage.length - 1; i >= 0; i--) {  // an older build's fits are stale
+        const k = localStorage.key(i);
+        if (k && k.startsWith("lab-fit:") && k.split(":")[2] !== CONFIG.build) localStorage.removeItem(k);
+      }
+      localStorage.setItem(fitKey(), JSON.stringify({ scale: viewState.scale, wide: [...viewState.wide], tall: viewState.tall }));
+    } catch (e) { /* blocked storage: nothing remembered */ }
+  }
+  let fitting = null, fitAgain = false, fitFull = false;
+  function fitPresenter(full) {
+    if (full) fitFull = true;
     if (fitting) { fitAgain = true; return fitting; }
     fitting = (async () => {
       do {
         fitAgain = false;
+        const fullNow = fitFull || viewState.scale === null;
+        fitFull = false;
         if (!root.classList.contains("present") || viewState.settings || !window.Bokeh) {
-          if (viewState.scale !== null) { viewState.scale = null; restyleAll(); }
+          if (viewState.scale !== null) { viewState.scale = null; viewState.wide.clear(); viewState.tall = 1; restyleAll(); }
           continue;
         }
+        if (!fullNow && !overflows(await settled())) continue;
         root.classList.add("fitting");
         const t0 = performance.now();
-        // The shown parts grow about in proportion to the scale: from one measurement, the
-        // scale that fills the room below the transport; then check, and shrink if a row wrapped.
+        // the same page, build, settings and screen fitted before: one layout, if it still fits
+        const remembered = recallFit();
+        if (remembered && (await tryFit(remembered.scale, new Map(remembered.wide), remembered.tall)).fits) {
+          root.classList.remove("fitting");
+          timings.fit = performance.now() - t0;
+          continue;
+        }
         const top = $("lab-stage-area").getBoundingClientRect().top + scrollY;
-        let scale = viewState.scale || 1.45, lo = 0.45, hi = 3.2, best = null;
-        for (let i = 0; i < 5 && hi - lo > 0.03; i++) {
-          viewState.scale = scale;
-          restyleAll();
-          const [bottom, right] = await settled();
-          if (overflows([bottom, right])) hi = scale; else { lo = scale; best = scale; }
+        let scale = 1.45, lo = 0.45, hi = 3.2, best = null;
+        for (let i = 0; i < 6 && hi - lo > 0.03; i++) {
+          const { fits, reach: [bottom, right] } = await tryFit(scale, new Map());
+          if (fits) { lo = scale; best = scale; } else hi = scale;
           const high = Math.max(1, bottom - top), wide = Math.max(1, right - 16);
           let next = 0.985 * scale * Math.min((innerHeight - 6 - top) / high, (innerWidth - 18) / wide);
           if (!(next > lo && next < hi)) next = (lo + hi) / 2;   // a row wrapped: halve the gap
-          if (best !== null && Math.abs(next - scale) < 0.02) break;
-          scale = Math.round(next * 100) / 100;
+          next = Math.round(next * 100) / 100;
+          if (best !== null && Math.abs(next - best) < 0.02) break;
+          scale = next;
         }
-        viewState.scale = best !== null ? best : 0.45;
-        restyleAll();
-        await settled();
+        scale = best !== null ? best : 0.45;
+        await tryFit(scale, new Map());
+        // then each row's figures wider, into the room at its side (halved back while the
+        // page no longer fits: a widened row may wrap)
+        let wide = player.doc ? widths() : new Map();
+        for (let i = 0; i < 3 && [...wide.values()].some((w) => w > 1); i++) {
+          if ((await tryFit(scale, wide)).fits) break;
+          wide = new Map([...wide].map(([k, w]) => [k, i < 2 ? 1 + Math.floor((w - 1) * 50) / 100 : 1]));
+        }
+        // and taller, into the room left below (a row that fills the width first)
+        let tall = 1;
+        await tryFit(scale, wide);
+        const { rows, bottom } = figureRows();
+        if (rows > 0 && bottom < innerHeight - 30) {
+          tall = Math.min(MAX_WIDE, 1 + 0.98 * (innerHeight - 6 - bottom) / rows);
+          for (let i = 0; i < 3 && tall > 1; i++) {
+            if ((await tryFit(scale, wide, tall)).fits) break;
+            tall = i < 2 ? 1 + (tall - 1) / 2 : 1;
+          }
+        }
+        await tryFit(scale, wide, Math.round(tall * 100) / 100);
         root.classList.remove("fitting");
         timings.fit = performance.now() - t0;
+        rememberFit();
       } while (fitAgain);
       fitting = null;
       window.labFitted = (window.labFitted || 0) + 1;
       window.labScale = viewState.scale;
+      window.labWide = Object.fromEntries(viewState.wide);
+      window.labTall = viewState.tall;
     })();
     return fitting;
   }
   let fitTimer = null;
-  function fitSoon(ms = 60) { clearTimeout(fitTimer); fitTimer = setTimeout(fitPresenter, ms); }
+  function fitSoon(ms = 60, full = true) {
+    clearTimeout(fitTimer);
+    if (full) fitFull = true;
+    fitTimer = setTimeout(() => fitPresenter(), ms);
+  }
   addEventListener("resize", () => fitSoon(200));
 
   // Called when a document is on screen (the page built ahead of time, then the live one).
@@ -588,7 +734,8 @@ if not hasattr(pyodide.ffi, "jsnull"):
     }
     label(doc);
     announceSoon();
-    fitSoon(0);
+    // a new document of the same page at the same settings keeps the fitted size (no jump)
+    fitSoon(0, !window.labLive || ownSettings);
     postHeight();
   }
 

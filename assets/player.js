@@ -49,12 +49,16 @@
 
   // Restyle every figure of a BokehJS document for a theme and the presenter view, and show
   // the parts of the page this view wants (arrange). ``opts``: scale (figures' size factor in
-  // the presenter view, fitted to the screen by the shell), view (a page's named view),
-  // fold (the settings folded away), print.
+  // the presenter view, fitted to the screen by the shell), wide (figure -> a further factor
+  // on its width alone, so a row with room at its side fills it too), view (a page's named
+  // view), tall (a factor on every figure's height alone, for a screen taller than the
+  // figures' rows), fold (the settings folded away), print.
   function restyle(doc, theme, present, opts) {
     opts = opts || {};
     const c = THEMES[theme] || THEMES.light;
     const f = present ? Object.assign({}, PRESENT, opts.scale ? { size: opts.scale } : {}) : { size: 1, font: 1, line: 1 };
+    f.wide = (m) => (present && opts.wide && opts.wide(m)) || 1;
+    f.tall = present && opts.tall > 0 ? opts.tall : 1;
     const wasApplying = player.applying;
     player.applying = true;  // the view's own changes: not sent to Python
     try {
@@ -123,7 +127,17 @@
   function paint(doc, theme, c, f) {
     for (const m of doc.all_models) {
       if ("background_fill_color" in m && "renderers" in m && "toolbar" in m) {  // a figure
-        for (const p of ["width", "height", "min_width", "min_height", "max_width", "max_height"]) if (typeof base(m, p) === "number") scaled(m, p, f.size);
+        for (const p of ["width", "min_width", "max_width"]) if (typeof base(m, p) === "number") scaled(m, p, f.size * f.wide(m));
+        for (const p of ["height", "min_height", "max_height"]) if (typeof base(m, p) === "number") scaled(m, p, f.size * f.tall);
+        // its title as large as the presenter's type, but never wider than the figure (a long
+        // title on a narrow figure was cut off: "Masked scores of this chu")
+        const title = m.title && typeof m.title === "object" && "text_font_size" in m.title ? m.title : null;
+        const w = typeof base(m, "width") === "number" ? base(m, "width") * f.size * f.wide(m) : null;
+        if (title && title.text) {
+          let px = 14 * Math.min(f.font, 0.45 + f.size);
+          if (w && f.size !== 1) px = Math.max(12, Math.min(px, (w - 40) / (0.58 * title.text.length)));
+          set(title, "text_font_size", `${Math.round(px)}px`);
+        }
         set(m, "background_fill_color", c.background);
         set(m, "border_fill_color", c.background);
         set(m, "outline_line_color", c.grid);
@@ -164,8 +178,7 @@
       } else if (m.type === "Line" || m.type === "MultiLine") {
         scaled(m, "line_width", f.line);
       } else if (m.type === "Title") {
-        set(m, "text_color", c.text);
-        set(m, "text_font_size", `${Math.round(14 * Math.min(f.font, 0.45 + f.size))}px`);  // fits its figure
+        set(m, "text_color", c.text);  // its size: with its figure's, above
       } else if (m.type === "Div" && m.styles && !(m.styles instanceof Map) && typeof base(m, "styles") === "object") {
         // a readout with its own type size (a caption): larger in the presenter view
         const b = base(m, "styles"), px = b && parseFloat(b["font-size"]);

@@ -37,13 +37,27 @@ def _expected(config: pytest.Config) -> list[str]:
     return sorted(dirs & (all_dirs | set(KNOWN)))
 
 
-def pytest_collection_finish(session: pytest.Session) -> None:
-    counts = Counter(_directory(item.path) for item in session.items)
-    expected = _expected(session.config)
+def _count(config: pytest.Config, paths) -> None:
+    counts = Counter(_directory(path) for path in paths)
+    expected = _expected(config)
     for name in expected:
         counts.setdefault(name, 0)
-    session.config._lab_counts = counts
-    session.config._lab_empty = [name for name in expected if counts[name] == 0]
+    config._lab_counts = counts
+    config._lab_empty = [name for name in expected if counts[name] == 0]
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if session.items or not hasattr(session.config, "_lab_counts"):
+        _count(session.config, (item.path for item in session.items))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids) -> None:
+    """With pytest-xdist (make test runs the browser tests on two workers) the controller collects
+    nothing itself: it counts what the first worker collected (every worker collects the same)."""
+    config = node.config
+    if getattr(config, "_lab_counts", None) is None or not sum(config._lab_counts.values()):
+        _count(config, (config.rootpath / nodeid.split("::")[0] for nodeid in ids))
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:

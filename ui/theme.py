@@ -19,7 +19,9 @@ LINES = (Colorblind8[0], Colorblind8[5], Colorblind8[3], Colorblind8[6], Colorbl
 # Panel widgets: their insides are in shadow roots, which the page's stylesheet does not reach,
 # but CSS custom properties inherit into them. This sheet (given to a widget's ``stylesheets``)
 # draws sliders from the page's --lab-* colours (set for light and dark in assets/lab.css), lets
-# long labels wrap instead of running into the next widget, and makes keyboard focus plain.
+# long labels wrap instead of running into the next widget, makes keyboard focus plain (3 px in the
+# accent colour) and fills the chosen button of a toggle group with the accent colour (in the dark
+# theme Panel's own grey could not be told from the others).
 WIDGET_CSS = """
 .noUi-target { background: var(--lab-track, #fafafa); border-color: var(--lab-track-line, #d3d3d3);
   box-shadow: none; }
@@ -33,6 +35,11 @@ WIDGET_CSS = """
 input:focus-visible, select:focus-visible, textarea:focus-visible {
   outline: 3px solid var(--accent, #0072B2); outline-offset: 2px; }
 .noUi-handle:focus { outline: 3px solid var(--accent, #0072B2); outline-offset: 2px; }
+.bk-btn-group .bk-btn.bk-active, .bk-btn-group .bk-btn.bk-btn-default.bk-active {
+  background: var(--accent, #0072B2) !important; color: var(--accent-text, #ffffff) !important;
+  border-color: var(--accent, #0072B2) !important; font-weight: 600; box-shadow: none; }
+.bk-btn-group .bk-btn.bk-btn-default:not(.bk-active) { background: var(--bg, #ffffff);
+  color: var(--text, #1f2328); border-color: var(--line, #d1d9e0); }
 .bk-tab { color: var(--text, #1f2328); background: var(--surface, #f6f8fa); }
 .bk-tab.bk-active { color: var(--text, #1f2328); background: var(--bg, #ffffff);
   border-color: var(--accent, #0072B2); font-weight: 600; }

@@ -201,3 +201,55 @@ def test_figures_out_of_view_hold_their_repaints_and_repaint_when_seen(context, 
     page.wait_for_function(f"({FIGURES_JS})().at(-1)[0] === false")
     page.wait_for_function(f"({FIGURES_JS})().at(-1)[1] > {paints}")
     assert visit.problems() == []
+
+
+def _run_changed(page, before: dict) -> None:
+    """Wait until Python has sent a new run (t_max or the link's settings moved) and the
+    browser has painted it."""
+    page.wait_for_function("(b) => window.labPlayer.tMax !== b.tMax || location.search.split('&t=')[0] !== b.q",
+                           arg=before, timeout=30_000)
+    page.wait_for_timeout(500)  # BokehJS builds a text glyph's labels after the change
+
+
+def _where(page) -> dict:
+    return page.evaluate("({tMax: window.labPlayer.tMax, q: location.search.split('&t=')[0]})")
+
+
+def test_heatmaps_that_shrink_and_grow_again_raise_no_error(context, server):
+    """In the live page, the worked example (d = 2) shrinks the heatmaps that held numbers in
+    their cells at d = 4, and back; then a smaller d: no error from BokehJS on the way (its
+    text glyph once read the cells' new, shorter colours against the old labels)."""
+    visit = open_page(context, f"{server.url}running-sum.html?t=3")
+    page = visit.page
+    for name in ("worked example", "random tokens"):
+        before = _where(page)
+        page.get_by_role("button", name=name, exact=True).click()
+        _run_changed(page, before)
+        page.get_by_role("button", name="Step", exact=True).click()
+        page.wait_for_timeout(200)
+    assert "preset=worked" not in page.url
+    before = _where(page)
+    d = page.locator("#lab-app .noUi-handle").first  # d, the first slider of the page
+    d.focus()
+    page.keyboard.press("ArrowLeft")
+    _run_changed(page, before)
+    assert "d=3" in page.url
+    page.get_by_role("button", name="Step", exact=True).click()
+    page.wait_for_timeout(200)
+    assert visit.problems() == []
+
+
+def test_a_smaller_d_on_the_gates_page_raises_no_error(context, server):
+    """d = 4 → 3 shrinks every state heatmap with numbers in its cells, at a t where some
+    cells are dark (white numbers) and some light."""
+    visit = open_page(context, f"{server.url}gates.html?t=12")
+    page = visit.page
+    before = _where(page)
+    d = page.locator("#lab-app .noUi-handle").first  # d, the first slider of the page
+    d.focus()
+    page.keyboard.press("ArrowLeft")
+    _run_changed(page, before)
+    assert "d=3" in page.url and t_of(page) == 12
+    page.get_by_role("button", name="Step", exact=True).click()
+    page.wait_for_timeout(200)
+    assert visit.problems() == []

@@ -248,7 +248,7 @@ def test_rounding_residue_reads_the_same_everywhere(page):
     assert 0 < error < 1e-15
     assert "<td>≈0</td>" in page.gate_table.div.text
     assert "2e-16" not in page.gate_table.div.text and "e-1" not in page.caption.div.text
-    labels = page.heatmaps[2].source.data["label"]
+    labels = page.heatmaps[2].shown_labels()
     assert all(len(x) <= 7 for x in labels)
 
 

@@ -11,6 +11,7 @@ from helpers import heat, picture, same
 import sim
 from sim import cost, scenarios
 from sim.parallel import run_parallel
+from ui.fmt import num
 from ui.pages.running_sum import RANDOM, WORKED, RunningSumPage
 from ui.urlstate import apply_query
 
@@ -48,7 +49,14 @@ def test_stepping_shows_sims_state_write_and_outputs(page):
         np.testing.assert_allclose(heat(page.S_map), state.S, rtol=0, atol=0)
         np.testing.assert_allclose(heat(page.write_map), step.write, rtol=0, atol=0)
         np.testing.assert_allclose(heat(page.z_map)[:, 0], state.z, rtol=0, atol=0)
-        assert f"<b>t = {t}</b>" in text_at(page, page.state_text)
+        # the one-line caption: the write's biggest cell, from the plain outer product, and o_t
+        caption = text_at(page, page.state_text)
+        assert f"<b>t = {t}</b>" in caption
+        write = np.outer(np.where(stream.k[t - 1] > 0, stream.k[t - 1] + 1, np.exp(stream.k[t - 1])),
+                         stream.v[t - 1])
+        i, j = np.unravel_index(np.argmax(np.abs(write)), write.shape)
+        assert f"biggest change S[{i}, {j}]: {num(write[i, j])})" in caption
+        assert all(num(x) in caption for x in step.output) and "the same from the state alone" in caption
         # the memory stack shows t rows of k and t rows of v: the first 2t of its rows
         assert list(page.memory.filter.indices) == list(range(2 * t))
         rows = page.memory.rows.data

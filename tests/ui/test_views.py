@@ -36,7 +36,10 @@ def test_heatmap_frames_borders_and_ticks():
     assert len(h.grid_source.data["x0"]) == (3 + 1) + (5 + 1)
     (bar,) = h.fig.select(type=ColorBar)
     assert bar.color_mapper is h.bar_mapper is not h.mapper
-    assert {r.level for r in (h.cells, h.labels, bar)} == {"overlay"}
+    assert {r.level for r in (h.cells, *h.labels, bar)} == {"overlay"}
+    # the numbers' ink is one colour per glyph, never a colour per cell (BokehJS read a
+    # shortened colour column against the old labels when the matrix shrank)
+    assert [g.glyph.text_color for g in h.labels] == [Heatmap.INK, Heatmap.INK_ON_DARK]
 
 
 def test_heatmap_numbers_fit_their_cells_and_residue_reads_about_zero():
@@ -44,14 +47,20 @@ def test_heatmap_numbers_fit_their_cells_and_residue_reads_about_zero():
     run = run_of(E=np.array([[[-1.2e-17, 0.0], [0.004, -1.25]], [[-0.0081, 150.0], [1, 2]]]),
                  E_limit=np.array(1.5))
     h.setup(run)
-    labels = h.frames(run)["label"]
+    frames = h.frames(run)
+    labels = [[a or b for a, b in zip(*rows)] for rows in zip(frames["light"], frames["dark"])]
     assert labels[0] == ["≈0", "0", "4e-3", "-1.25"]
+    # white on the cells darker than 0.55 of the scale (1.5), dark ink on the others
+    assert frames["light"][0] == ["≈0", "0", "4e-3", None]
+    assert frames["dark"][1] == [None, "2e2", "1.00", "2.00"]
     assert labels[1] == ["-8e-3", "2e2", "1.00", "2.00"]
     assert all(len(s) <= 6 for row in labels for s in row)
     big = Heatmap("B", "big", row_label="i", col_label="j")
     run = run_of(B=np.ones((2, 9, 9)))
     big.setup(run)
-    assert not big.labels.visible and big.frames(run)["label"][0] == []  # no text points
+    frames = big.frames(run)
+    assert not any(g.visible for g in big.labels)
+    assert frames["light"][0] == frames["dark"][0] == []  # no text points
     assert len(big.source.data["x"]) == 0
 
 

@@ -167,9 +167,10 @@ class ChunkwisePage(Page):
             css_classes=["lab-controls"])
         fig = pn.pane.Bokeh
         top = pn.Column(self.caption.panel(), fig(self.strip.fig), fig(self.parts.fig),
-                        sizing_mode="stretch_width", min_width=420, styles={"flex": "1 1 640px"})
+                        sizing_mode="stretch_width", min_width=420, styles={"flex": "1 1 640px"},
+                        css_classes=["lab-main-view"])
         inside = pn.FlexBox(fig(self.scores.fig), fig(self.state.fig), fig(self.ut.fig),
-                            sizing_mode="stretch_width")
+                            sizing_mode="stretch_width", css_classes=["lab-main-view"])
         forms = pn.FlexBox(fig(self.work.fig), fig(self.memory.fig), fig(self.steps.fig),
                            self.cost_text.panel(),
                            sizing_mode="stretch_width", css_classes=["lab-secondary"])
@@ -177,7 +178,10 @@ class ChunkwisePage(Page):
         def heading(text: str) -> pn.pane.HTML:
             return pn.pane.HTML(f"<h3>{text}</h3>", margin=(0, 10))
 
-        return pn.Column(pn.FlexBox(controls, top, sizing_mode="stretch_width"),
-                         heading("Inside the current chunk"), self.state_text.panel(), inside,
+        # The current chunk shares the first row when there is room (the presenter view, whose
+        # settings are folded away); otherwise it wraps onto a row of its own.
+        chunk = pn.Column(heading("Inside the current chunk"), self.state_text.panel(), inside,
+                          sizing_mode="stretch_width", styles={"flex": "1 1 560px"})
+        return pn.Column(pn.FlexBox(controls, top, chunk, sizing_mode="stretch_width"),
                          heading("Work and memory of the three forms"), forms,
                          sizing_mode="stretch_width")

@@ -115,7 +115,7 @@ class RandomFeaturesPage(Page):
             "Error of the weights against m", {
                 f"FAVOR+, mean over {N_SEEDS} seeds": "err_mean", "FAVOR+, this seed": "err_seed",
                 "elu + 1 (no random features)": "err_elu"},
-            x="ms", x_label="features m", y_label="mean |ŵ_j − w_j| over the keys",
+            x="ms", x_label="features m", y_label="mean |ŵⱼ − wⱼ| (keys)",
             marker="ms", x_axis_type="log", y_axis_type="log", width=480, height=400,
             legend="bottom_left", dashed=("FAVOR+, this seed", "elu + 1 (no random features)"),
             low="band_low", high="band_high", band_name=f"middle 80 % of {N_SEEDS} seeds")
@@ -135,9 +135,13 @@ class RandomFeaturesPage(Page):
             css_classes=["lab-controls"])
         fig = pn.pane.Bokeh
         top = pn.Column(self.caption.panel(), fig(self.bars.fig), sizing_mode="stretch_width",
-                        min_width=420, styles={"flex": "1 1 640px"})
-        below = pn.FlexBox(fig(self.error.fig), self.unbiased_text.panel(),
+                        min_width=420, styles={"flex": "1 1 640px"}, css_classes=["lab-main-view"])
+        below = pn.FlexBox(pn.Column(fig(self.error.fig), css_classes=["lab-main-view"]),
+                           self.unbiased_text.panel(),
                            sizing_mode="stretch_width")
-        return pn.Column(pn.FlexBox(controls, top, sizing_mode="stretch_width"),
-                         pn.pane.HTML("<h3>Closer with more features</h3>", margin=(0, 10)),
-                         below, sizing_mode="stretch_width")
+        # Beside the weights when there is room (the presenter view, whose settings and texts
+        # are folded away); otherwise on a row of its own.
+        closer = pn.Column(pn.pane.HTML("<h3>Closer with more features</h3>", margin=(0, 10)),
+                           below, sizing_mode="stretch_width", styles={"flex": "1 1 880px"})
+        return pn.Column(pn.FlexBox(controls, top, closer, sizing_mode="stretch_width"),
+                         sizing_mode="stretch_width")

@@ -93,7 +93,7 @@ class RunningSumPage(Page):
         r = dict(s=s, fm=fm, norm=norm, d=d, scores=scores, blend=blend, total=total,
                  read=read_state, divisor=divisor, out_d=out_direct, out_s=out_state,
                  gaps=gaps, agrees=agrees, kv=kv, st=st, cross=data["memory_crossover"])
-        data |= {"state_text": [_state_text(fm, t) for t in ts],
+        data |= {"state_text": [_state_text(fm, r, writes, t) for t in ts],
                  "token_text": [_token_text(r, phi, t) for t in ts],
                  "outputs_text": [_outputs_text(r, t) for t in ts],
                  "memory_text": [memory_text(r, t) for t in ts],
@@ -166,9 +166,10 @@ class RunningSumPage(Page):
             fixed, self.widget("feature_map", pn.widgets.RadioButtonGroup, color="default"),
             self.widget("normalize", pn.widgets.Checkbox), self.token_text.panel(), width=300,
             css_classes=["lab-controls"])
-        both = pn.Column(pn.pane.HTML("<h3>The output, computed both ways</h3>", margin=(0, 10)),
+        both = pn.Column(pn.pane.HTML("<h3>The output, computed both ways</h3>", margin=(0, 10),
+                                      css_classes=["lab-secondary"]),  # the presenter's room: figures
                          self.outputs_text.panel(), sizing_mode="stretch_width", min_width=330,
-                         styles={"flex": "1 1 420px"})
+                         styles={"flex": "1 1 420px"}, css_classes=["lab-main-view"])
         fig = pn.pane.Bokeh
         state = pn.Column(self.state_text.panel(), pn.FlexBox(
             fig(self.S_map.fig), fig(self.write_map.fig), fig(self.z_map.fig),
@@ -187,12 +188,18 @@ class RunningSumPage(Page):
 
 # Readout texts, one per t ----------------------------------------------------------------------
 
-def _state_text(fm: str, t: int) -> str:
+def _state_text(fm: str, r: dict, writes: np.ndarray, t: int) -> str:
+    """What changed at step t, in one line: the update, its largest cell and the new output."""
     if t == 0:
         return "<b>t = 0</b>: S₀ = 0 and z₀ = 0; nothing added yet."
     k = "φ(k{0})" if fm != "identity" else "k{0}"
-    return (f"<b>t = {t}</b>: S{sub(t)} = S{sub(t - 1)} + {k.format(sub(t))} v{sub(t)}ᵀ, the "
-            f"write shown beside it; z{sub(t)} = z{sub(t - 1)} + {k.format(sub(t))}.")
+    i, j = np.unravel_index(np.argmax(np.abs(writes[t])), writes[t].shape)
+    same = ("the same from the state alone" if r["agrees"][t - 1]
+            else f"from the state alone it differs by {num(r['gaps'][t - 1])}")
+    return (f"<b>t = {t}</b>: S{sub(t)} = S{sub(t - 1)} + {k.format(sub(t))} v{sub(t)}ᵀ "
+            f"(biggest change S[{i}, {j}]: {num(writes[t][i, j])}), "
+            f"z{sub(t)} = z{sub(t - 1)} + {k.format(sub(t))}; "
+            f"o{sub(t)} = {vec(r['out_d'][t - 1])}, {same}.")
 
 
 def _token_text(r: dict, phi: dict, t: int) -> str:

@@ -39,10 +39,16 @@ TOOLS = "save"  # every plot can be saved as PNG; pan/zoom would fight with touc
 
 
 def make_figure(title: str, *, width: int = 360, height: int = 290, **kwargs):
-    """A figure as every page draws it: a PNG save button above, no logo, no grid on request."""
+    """A figure as every page draws it: a PNG save button, no logo, no grid on request.
+
+    The toolbar sits inside the plot's frame (top right) and shows only while the pointer is
+    over the figure: above the frame it shared the title's row and covered long titles
+    ("Tokens: key k, value v, query q⋮"), in every view.
+    """
     fig = figure(title=title, width=width, height=height, tools=TOOLS, toolbar_location="above",
-                 **kwargs)
+                 toolbar_inner=True, **kwargs)
     fig.toolbar.logo = None
+    fig.toolbar.autohide = True
     return fig
 
 
@@ -106,6 +112,12 @@ class Heatmap(View):
     colours compare across t. Numbers are printed in cells when there are at most 64, in white
     on cells darker than DARK of the limit.
 
+    The numbers are two text glyphs of constant colour, one for the light cells and one for the
+    dark ones, each with its own column of labels (None where the cell is the other's): a
+    colour per cell (text_color from a column) broke BokehJS when a run changed the number of
+    cells, since it rebuilds the labels later than the colours ("Offset is outside the bounds
+    of the DataView"), and parsing a colour per cell on every step cost time too.
+
     The colours are one image glyph (one small array a step, one bitmap to repaint); the borders
     are one segment glyph of rows + cols + 2 lines. What a step changes is on the overlay layer,
     so a step repaints that layer and not the axes. The colour bar has its own mapper, kept
@@ -129,7 +141,7 @@ class Heatmap(View):
         self.mapper = LinearColorMapper(palette=DIVERGING, low=-1.0, high=1.0)
         self.bar_mapper = LinearColorMapper(palette=DIVERGING, low=-1.0, high=1.0)
         self.image_source = ColumnDataSource({"image": [np.zeros((1, 1))]})
-        self.source = ColumnDataSource({"x": [], "y": [], "label": [], "ink": []})
+        self.source = ColumnDataSource({"x": [], "y": [], "light": [], "dark": []})
         self.grid_source = ColumnDataSource({"x0": [], "y0": [], "x1": [], "y1": [], "alpha": []})
         self.fig = make_figure(title, width=width, height=height, x_range=(-0.5, 0.5),
                                y_range=(0.5, -0.5))
@@ -138,10 +150,10 @@ class Heatmap(View):
                                     level="overlay")
         self.fig.segment("x0", "y0", "x1", "y1", source=self.grid_source, line_color="#ffffff",
                          line_alpha="alpha", level="overlay")
-        self.labels = self.fig.text("x", "y", text="label", source=self.source,
-                                    text_align="center", text_baseline="middle",
-                                    text_font_size="11px", text_color={"field": "ink"},
-                                    level="overlay")
+        self.labels = [self.fig.text("x", "y", text=column, source=self.source,
+                                     text_align="center", text_baseline="middle",
+                                     text_font_size="11px", text_color=ink, level="overlay")
+                       for column, ink in (("light", self.INK), ("dark", self.INK_ON_DARK))]
         self.fig.add_tools(HoverTool(renderers=[self.cells], tooltips=[
             (f"{row_symbol}, {col_symbol}", "$y{0}, $x{0}"), (value_name, "@image{0.000000}")]))
         self.fig.xaxis.axis_label = col_label
@@ -158,7 +170,7 @@ class Heatmap(View):
                                          label_standoff=6, level="overlay"), "right")
         self.title = title
         self.bindings = [(self.image_source, "data.image", "image"),
-                         (self.source, "data.label", "label"), (self.source, "data.ink", "ink"),
+                         (self.source, "data.light", "light"), (self.source, "data.dark", "dark"),
                          (self.fig, "@alt", "alt")]
 
 
@@ -185,11 +197,12 @@ class Heatmap(View):
         self.xticks.ticks = list(range(cols))
         self.yticks.ticks = list(range(rows))
         self.cells.glyph.update(dw=cols, dh=rows)
-        self.labels.visible = self.labelled()
+        for glyph in self.labels:
+            glyph.visible = self.labelled()
         # No numbers in the cells: no text points at all, so no frame sends a label per cell.
         n = rows * cols if self.labelled() else 0
         y, x = np.divmod(np.arange(n), cols)
-        self.source.data = {"x": x, "y": y, "label": [""] * n, "ink": [self.INK] * n}
+        self.source.data = {"x": x, "y": y, "light": [None] * n, "dark": [None] * n}
         self.grid_source.data = self._grid(rows, cols)
 
     def frames(self, run) -> dict[str, list]:
@@ -198,12 +211,31 @@ class Heatmap(View):
         if self.labelled():
             flat = m.reshape(len(m), -1)
             tiny = self.TINY * self.limit
-            out["label"] = [[cell(v, tiny) for v in row] for row in flat]
-            dark = np.abs(flat) > self.DARK * self.limit
-            out["ink"] = [np.where(row, self.INK_ON_DARK, self.INK).tolist() for row in dark]
+            labels = self.cell_labels([[cell(v, tiny) for v in row] for row in flat])
+            out |= self.inked(labels, np.abs(flat) > self.DARK * self.limit)
         else:
-            out["label"] = out["ink"] = [[]] * len(m)
+            out |= self.inked([[]] * len(m), np.zeros((len(m), 0), dtype=bool))
         return out
+
+    def cell_labels(self, labels: list[list[str]]) -> list[list[str]]:
+        """The numbers printed in the cells, (T + 1, rows · cols); a subclass may reword them."""
+        return labels
+
+    @staticmethod
+    def inked(labels: list[list[str]], dark) -> dict[str, list]:
+        """The "light" and "dark" frames: each cell's label in the column of its ink (white on
+        a dark cell), None in the other and for no number (BokehJS skips a None).
+        ``dark`` (T + 1, rows · cols) bool."""
+        light_ink, dark_ink = [], []
+        for row, on_dark in zip(labels, np.asarray(dark).tolist()):
+            light_ink.append([None if d or not s else s for s, d in zip(row, on_dark)])
+            dark_ink.append([s if d and s else None for s, d in zip(row, on_dark)])
+        return {"light": light_ink, "dark": dark_ink}
+
+    def shown_labels(self) -> list[str]:
+        """The number printed in each cell now, row by row ("" for none)."""
+        data = self.source.data
+        return [a if a is not None else (b or "") for a, b in zip(data["light"], data["dark"])]
 
     def describe(self, m: np.ndarray) -> str:
         """The text alternative of one frame: the title, the shape and every number (rows)."""

@@ -111,9 +111,11 @@ class MaskedHeatmap(Heatmap):
         self.fig.xaxis.major_label_overrides = {i: str(i + 1) for i in range(self.cols)}
         self.fig.yaxis.major_label_overrides = {i: str(i + 1) for i in range(self.rows)}
 
+    def cell_labels(self, labels: list[list[str]]) -> list[list[str]]:
+        return [["" if s == "nan" else s for s in row] for row in labels]
+
     def frames(self, run) -> dict[str, list]:
         out = super().frames(run)
-        out["label"] = [["" if s == "nan" else s for s in row] for row in out["label"]]
         out["alt"] = [a.replace("nan", "masked") for a in out["alt"]]
         rows = np.asarray(run.data[self.row_key], dtype=float)
         out |= {"row_top": rows - 0.5, "row_bottom": rows + 0.5,
@@ -127,12 +129,13 @@ class PartsHeatmap(Heatmap):
     arithmetic (CPython's BLAS or Pyodide's). It reads "≈0" for an exact zero too, so the page
     built ahead of time and the live page show the same picture at every t ≥ 1."""
 
+    def cell_labels(self, labels: list[list[str]]) -> list[list[str]]:
+        n = self.cols
+        return [row if t == 0 else row[:-n] + [_approx(s) for s in row[-n:]]
+                for t, row in enumerate(labels)]
+
     def frames(self, run) -> dict[str, list]:
         out = super().frames(run)
-        n = self.cols
-        if self.labelled():
-            out["label"] = [row if t == 0 else row[:-n] + [_approx(s) for s in row[-n:]]
-                            for t, row in enumerate(out["label"])]
         out["alt"] = [a if t == 0 else _approx_last_row(a) for t, a in enumerate(out["alt"])]
         return out
 

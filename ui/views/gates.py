@@ -66,11 +66,9 @@ class ScaledHeatmap(Heatmap):
         out = {"image": [[f] for f in m], "low": (-limits).tolist(), "high": limits.tolist(),
                "alt": [self.summary(f, tx, lim) for f, tx, lim in zip(m, texts, limits)]}
         if self.labelled():
-            out["label"] = texts
-            dark = np.abs(flat) > self.DARK * limits[:, None]
-            out["ink"] = np.where(dark, self.INK_ON_DARK, self.INK).tolist()
-        else:
-            out["label"] = out["ink"] = [[]] * len(m)  # no text points (Heatmap.setup)
+            out |= self.inked(texts, np.abs(flat) > self.DARK * limits[:, None])
+        else:  # no text points (Heatmap.setup)
+            out |= self.inked([[]] * len(m), np.zeros((len(m), 0), dtype=bool))
         return out
 
     def summary(self, m: np.ndarray, texts: list[str] | None, limit: float) -> str:

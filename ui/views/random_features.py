@@ -37,8 +37,10 @@ class WeightBars(View):
                                       legend_label=NAMES[key]))
         self.fig.add_tools(HoverTool(renderers=bars[:1], tooltips=[
             ("key", "@x"), *[(NAMES[k], f"@{k}{{0.0000}}") for k in NAMES]]))
-        self.fig.legend.location = "top_right"
-        self.fig.xaxis.axis_label, self.fig.yaxis.axis_label = "key j", "weight w_j"
+        legend = self.fig.legend[0]  # beside the bars: inside, it covered the tallest ones
+        self.fig.center.remove(legend)
+        self.fig.add_layout(legend, "right")
+        self.fig.xaxis.axis_label, self.fig.yaxis.axis_label = "key j", "weight wⱼ"
         self.fig.xgrid.visible = False
         self.fig.xaxis.ticker = self.ticker = FixedTicker(ticks=[1])
         self.bindings = [(self.source, "data.favor", "favor"), (self.fig, "@alt", "alt")]
@@ -51,7 +53,7 @@ class WeightBars(View):
                             "favor": favor[0]}
         self.fig.x_range.update(start=0.5, end=n + 0.5)
         top = max(float(np.max(favor)), float(np.max(exact)), float(np.max(elu1)))
-        self.fig.y_range.update(start=0, end=top * 1.35)  # room for the legend
+        self.fig.y_range.update(start=0, end=top * 1.05)
         self.ticker.ticks = list(range(1, n + 1, max(1, int(np.ceil(n / 16)))))
 
     def frames(self, run) -> dict:
