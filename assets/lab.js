@@ -551,7 +551,6 @@ if not hasattr(pyodide.ffi, "jsnull"):
   // Figures may grow wider than their own proportions by at most this factor (a heatmap's cells
   // a little wider than tall read as well; much more and the figure looks stretched).
   const MAX_WIDE = 1.6;
-  const isFigure = (m) => "renderers" in m && "toolbar" in m;
   // A figure's name that is the same in the page built ahead of time and the live one (their
   // models differ when Python could not adopt the document on screen): title and rank.
   const figureRank = new WeakMap();
