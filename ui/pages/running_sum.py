@@ -164,8 +164,8 @@ class RunningSumPage(Page):
         controls = pn.Column(
             self.widget("preset", pn.widgets.RadioButtonGroup, color="default"), d, tokens, seed,
             fixed, self.widget("feature_map", pn.widgets.RadioButtonGroup, color="default"),
-            self.widget("normalize", pn.widgets.Checkbox), self.token_text.panel(), width=300,
-            css_classes=["lab-controls"])
+            self.widget("normalize", pn.widgets.Checkbox), self.token_text.panel(), width=340,
+            css_classes=["lab-controls"])  # wide enough for the three presets' buttons
         both = pn.Column(pn.pane.HTML("<h3>The output, computed both ways</h3>", margin=(0, 10),
                                       css_classes=["lab-secondary"]),  # the presenter's room: figures
                          self.outputs_text.panel(), sizing_mode="stretch_width", min_width=330,
