@@ -525,16 +525,21 @@ if not hasattr(pyodide.ffi, "jsnull"):
   const twoFrames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   // How far the page's shown parts reach: [bottom, right] of every visible Bokeh view, and the
   // document's own scroll size (BokehJS lays out asynchronously: wait until it stops moving).
+  // The page's shown parts (figures and texts, not their parts) and their boxes on screen.
+  function shownParts() {
+    const parts = [];
+    if (!player.doc || !window.labViewOf) return parts;
+    for (const m of player.doc.all_models) {
+      if (!m.visible || !("sizing_mode" in m) || "children" in m) continue;
+      const v = window.labViewOf(m);
+      const r = v && v.el && v.el.isConnected ? v.el.getBoundingClientRect() : null;
+      if (r && r.width > 0) parts.push({ m, r, figure: isFigure(m) });
+    }
+    return parts;
+  }
   function extent() {
     let bottom = document.documentElement.scrollHeight, right = document.documentElement.scrollWidth;
-    if (player.doc && window.labViewOf) {
-      for (const m of player.doc.all_models) {
-        if (!m.visible || !("sizing_mode" in m) || "children" in m) continue;  // figures and texts, not their parts
-        const v = window.labViewOf(m);
-        const r = v && v.el && v.el.isConnected ? v.el.getBoundingClientRect() : null;
-        if (r && r.width > 0) { bottom = Math.max(bottom, r.bottom + scrollY); right = Math.max(right, r.right + scrollX); }
-      }
-    }
+    for (const { r } of shownParts()) { bottom = Math.max(bottom, r.bottom + scrollY); right = Math.max(right, r.right + scrollX); }
     return [Math.ceil(bottom), Math.ceil(right)];
   }
   async function settled() {
@@ -579,13 +584,7 @@ if not hasattr(pyodide.ffi, "jsnull"):
   // The room at the side of each figure's row: every shown part (figure or text) level with the
   // figure is in its row; a row with text in it has none (the text takes it).
   function widths() {
-    const parts = [], wide = new Map();
-    for (const m of player.doc.all_models) {
-      if (!m.visible || !("sizing_mode" in m) || "children" in m) continue;  // figures and texts, not their parts
-      const v = window.labViewOf(m);
-      const r = v && v.el && v.el.isConnected ? v.el.getBoundingClientRect() : null;
-      if (r && r.width > 0 && r.height > 0) parts.push({ m, r, figure: isFigure(m) });
-    }
+    const parts = shownParts().filter((p) => p.r.height > 0), wide = new Map();
     for (const { m, r, figure } of parts) {
       if (!figure) continue;
       const row = parts.filter((p) => p.r.top < r.bottom - 4 && p.r.bottom > r.top + 4);
@@ -600,13 +599,10 @@ if not hasattr(pyodide.ffi, "jsnull"):
   function figureRows() {
     const rects = [];
     let bottom = 0;
-    for (const m of player.doc ? player.doc.all_models : []) {
-      if (!m.visible || !("sizing_mode" in m) || "children" in m) continue;
-      const v = window.labViewOf(m);
-      const r = v && v.el && v.el.isConnected ? v.el.getBoundingClientRect() : null;
-      if (!r || r.height <= 0) continue;
+    for (const { r, figure } of shownParts()) {
+      if (r.height <= 0) continue;
       bottom = Math.max(bottom, r.bottom);
-      if (isFigure(m)) rects.push(r);
+      if (figure) rects.push(r);
     }
     rects.sort((a, b) => a.top - b.top);
     let total = 0, rowBottom = -Infinity;
@@ -616,13 +612,6 @@ if not hasattr(pyodide.ffi, "jsnull"):
     }
     return { rows: total, bottom };
   }
-  // Full fit: the figures' scale is the largest with which the page neither scrolls nor
-  // overflows sideways (from one measurement, the scale that fills the room below the
-  // transport; then a binary search, as a row may wrap); then their widths grow, up to
-  // MAX_WIDE, into what room the rows leave at the side. Each try is one BokehJS layout, out of
-  // sight (the stage area is transparent while fitting). Same page, same screen: same result.
-  // A refit that is not full (a new document on screen: the takeover) keeps the scale as long
-  // as the page still fits, so nothing moves when Python takes over the page built ahead of time.
   // A fit takes up to a dozen layouts (seconds on a slow laptop, with the figures out of sight),
   // so it is remembered (localStorage) for this page, build, settings and screen size: a
   // presenter who opened the page once before gets it in one layout.
@@ -649,6 +638,13 @@ if not hasattr(pyodide.ffi, "jsnull"):
       localStorage.setItem(fitKey(), JSON.stringify({ scale: viewState.scale, wide: [...viewState.wide], tall: viewState.tall }));
     } catch (e) { /* blocked storage: nothing remembered */ }
   }
+  // Full fit: the figures' scale is the largest with which the page neither scrolls nor
+  // overflows sideways (from one measurement, the scale that fills the room below the
+  // transport; then a binary search, as a row may wrap); then their widths grow, up to
+  // MAX_WIDE, into what room the rows leave at the side. Each try is one BokehJS layout, out of
+  // sight (the stage area is transparent while fitting). Same page, same screen: same result.
+  // A refit that is not full (a new document on screen: the takeover) keeps the scale as long
+  // as the page still fits, so nothing moves when Python takes over the page built ahead of time.
   let fitting = null, fitAgain = false, fitFull = false;
   function fitPresenter(full) {
     if (full) fitFull = true;

@@ -214,7 +214,7 @@ class Heatmap(View):
             labels = self.cell_labels([[cell(v, tiny) for v in row] for row in flat])
             out |= self.inked(labels, np.abs(flat) > self.DARK * self.limit)
         else:
-            out |= self.inked([[]] * len(m), np.zeros((len(m), 0), dtype=bool))
+            out |= self.unlabelled(len(m))
         return out
 
     def cell_labels(self, labels: list[list[str]]) -> list[list[str]]:
@@ -231,6 +231,11 @@ class Heatmap(View):
             light_ink.append([None if d or not s else s for s, d in zip(row, on_dark)])
             dark_ink.append([s if d and s else None for s, d in zip(row, on_dark)])
         return {"light": light_ink, "dark": dark_ink}
+
+    @staticmethod
+    def unlabelled(frames: int) -> dict[str, list]:
+        """The "light" and "dark" frames of a heatmap with no numbers: no text points."""
+        return {"light": [[]] * frames, "dark": [[]] * frames}
 
     def shown_labels(self) -> list[str]:
         """The number printed in each cell now, row by row ("" for none)."""
@@ -313,6 +318,16 @@ class LinePlot(View):
             values = ", ".join(f"{name} {num(run.data[key][i])}" for name, key in self.series.items())
             alt.append(f"{self.title}: at {num(m)}: {values}")
         return {"marker": marks, "alt": alt}
+
+
+def legend_outside(fig, place: str = "below", **props):
+    """Move a figure's legend out of the plot to ``place`` (inside, it covers the data) and
+    set ``props`` on it; returns the legend."""
+    legend = fig.legend[0]
+    fig.center.remove(legend)
+    fig.add_layout(legend, place)
+    legend.update(**props)
+    return legend
 
 
 def crossover(fig, text: str, colour: str = LINES[2]):

@@ -12,7 +12,7 @@ import panel as pn
 from bokeh.models import ColumnDataSource, HoverTool, Range1d
 
 from ui.fmt import cell, vec
-from ui.views import LinePlot, View, crossover, make_figure
+from ui.views import LinePlot, View, crossover, legend_outside, make_figure
 
 TRUE_COLOUR = "#8c959f"  # the true value: a neutral grey beside the rule's colour
 CAPACITY_COLOUR = "#6e7781"  # the dashed n = d line: grey, apart from the three rules' colours
@@ -22,13 +22,10 @@ EXACT = 1e-9  # a relative error below this is rounding residue: the recall is e
 
 def _legend_below(fig, labels: list[str] | None = None) -> None:
     """The legend in one row under the plot (it would cover the curves inside it)."""
-    legend = fig.legend[0]
+    legend = legend_outside(fig, "below", orientation="horizontal", label_text_font_size="11px",
+                            glyph_width=18, spacing=10, margin=4, padding=4, location="center")
     for item, label in zip(legend.items, labels or []):
         item.label = {"value": label}
-    legend.update(orientation="horizontal", label_text_font_size="11px", glyph_width=18,
-                  spacing=10, margin=4, padding=4, location="center")
-    fig.center.remove(legend)
-    fig.add_layout(legend, "below")
 
 
 def _capacity(fig, text: str):

@@ -67,8 +67,8 @@ class ScaledHeatmap(Heatmap):
                "alt": [self.summary(f, tx, lim) for f, tx, lim in zip(m, texts, limits)]}
         if self.labelled():
             out |= self.inked(texts, np.abs(flat) > self.DARK * limits[:, None])
-        else:  # no text points (Heatmap.setup)
-            out |= self.inked([[]] * len(m), np.zeros((len(m), 0), dtype=bool))
+        else:
+            out |= self.unlabelled(len(m))
         return out
 
     def summary(self, m: np.ndarray, texts: list[str] | None, limit: float) -> str:

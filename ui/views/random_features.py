@@ -15,7 +15,7 @@ from bokeh.transform import dodge
 
 from ui.fmt import count, num
 from ui.theme import LINES
-from ui.views import LinePlot, View, make_figure
+from ui.views import LinePlot, View, legend_outside, make_figure
 
 BAR = 0.27  # width of one bar and the offset between the three bars of a key
 COLOURS = {"exact": LINES[0], "favor": LINES[1], "elu1": LINES[2]}
@@ -37,9 +37,7 @@ class WeightBars(View):
                                       legend_label=NAMES[key]))
         self.fig.add_tools(HoverTool(renderers=bars[:1], tooltips=[
             ("key", "@x"), *[(NAMES[k], f"@{k}{{0.0000}}") for k in NAMES]]))
-        legend = self.fig.legend[0]  # beside the bars: inside, it covered the tallest ones
-        self.fig.center.remove(legend)
-        self.fig.add_layout(legend, "right")
+        legend_outside(self.fig, "right")  # inside, it covered the tallest bars
         self.fig.xaxis.axis_label, self.fig.yaxis.axis_label = "key j", "weight wⱼ"
         self.fig.xgrid.visible = False
         self.fig.xaxis.ticker = self.ticker = FixedTicker(ticks=[1])
@@ -76,10 +74,7 @@ class ErrorPlot(LinePlot):
         band = self.fig.varea("x", "low", "high", source=self.band, fill_color=LINES[1],
                               fill_alpha=0.18, legend_label=band_name)
         self.fig.renderers = [band, *self.fig.renderers[:-1]]  # under the curves
-        legend = self.fig.legend[0]  # below the plot: inside, it hides the band's low end
-        self.fig.center.remove(legend)
-        self.fig.add_layout(legend, "below")
-        legend.ncols = 2
+        legend_outside(self.fig, "below", ncols=2)  # inside, it hides the band's low end
         self.fig.xaxis.ticker = self.ticker = FixedTicker(ticks=[1])
         self.fig.xaxis.formatter = BasicTickFormatter(use_scientific=False)
 
