@@ -35,8 +35,8 @@ PYTEST := $(PY) -m pytest -q -p no:cacheprovider
 test:
 	@mkdir -p .cache && rm -f $(TIMES) .cache/test-*.log && date +%s%N > .cache/t-total
 	@$(MAKE) --no-print-directory venv
-	@echo "unit tests (tests/sim tests/ui tests/site_build) run meanwhile; their output follows the browser tests'"
-	@( $(call tick_sh,unit); $(PYTEST) tests/sim tests/ui tests/site_build > .cache/test-unit.log 2>&1; \
+	@echo "unit tests (tests/sim tests/ui tests/site_build tests/js) run meanwhile; their output follows the browser tests'"
+	@( $(call tick_sh,unit); $(PYTEST) tests/sim tests/ui tests/site_build tests/js > .cache/test-unit.log 2>&1; \
 	   rc=$$?; $(call tock_sh,unit); exit $$rc ) & unit=$$!; \
 	$(MAKE) --no-print-directory -j2 --output-sync=target build browser axe && \
 	{ $(call tick_sh,lint); $(PY) -m ruff check . && $(call tock_sh,lint); } && \
@@ -54,7 +54,7 @@ test:
 	[ $$rc = 0 ] && [ $$urc = 0 ]
 
 unit: venv
-	$(PY) -m pytest -q tests/sim tests/ui tests/site_build
+	$(PY) -m pytest -q tests/sim tests/ui tests/site_build tests/js
 
 e2e: build browser axe
 	$(PY) -m pytest -q -n 2 --dist worksteal tests/e2e

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 TESTS = Path(__file__).resolve().parent
-KNOWN = ("sim", "ui", "site_build", "e2e")  # each must collect tests whenever it is run
+KNOWN = ("sim", "ui", "site_build", "js", "e2e")  # each must collect tests whenever it is run
 
 
 def _directory(path: Path) -> str:

@@ -132,3 +132,18 @@ def test_csp_is_one_policy_that_readme_shows(tmp_path):
         (tmp_path / "ok.html").write_text(page.format(bad))
         with pytest.raises(SystemExit, match="ok.html: an inline"):
             build.add_content_security_policy(tmp_path)
+
+
+def test_make_test_runs_every_test_directory():
+    """`make test` names the directories it runs; one left out (tests/js was, for a while)
+    would pass unseen, as pytest's per-directory count only covers what it was asked to run."""
+    import re
+
+    from tests.conftest import KNOWN
+
+    root = Path(build.__file__).resolve().parent
+    recipe = (root / "Makefile").read_text()
+    ran = set(re.findall(r"\btests/(\w+)", recipe.split("\ntest:", 1)[1].split("\nunit:", 1)[0]))
+    with_tests = {p.name for p in (root / "tests").iterdir() if p.is_dir() and any(p.glob("test_*.py"))}
+    assert with_tests <= ran, f"make test leaves out tests/{sorted(with_tests - ran)}"
+    assert with_tests <= set(KNOWN), "tests/conftest.py KNOWN must name every test directory"
