@@ -243,3 +243,38 @@ def shot(page, name: str) -> Path:
 
 
 PAGE_SLUGS = [p.slug for p in PAGES]
+
+# axe-core, a test-only tool (tests/e2e/node, installed by `make e2e`/`make test` with npm ci):
+# served to the page under test from the site's own origin (an inline copy would break the
+# site's policy, and the tests run under it), never shipped with the site.
+AXE = Path(__file__).parent / "node" / "node_modules" / "axe-core" / "axe.min.js"
+AXE_URL = "__tests__/axe.min.js"
+AXE_JS = """() => axe.run(document, {resultTypes: ['violations']}).then((r) => r.violations
+  .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+  .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.length}) ${v.nodes[0].target.join(' ')}`))"""
+
+
+def assert_accessible(page, base_url: str) -> None:
+    """axe-core finds no serious or critical problem on a live page in either theme (the one
+    on screen, then the other through the Theme button); every figure that changes with t says
+    what it shows, in numbers; steps are announced politely."""
+    assert AXE.exists(), "axe-core is not installed: npm ci --prefix tests/e2e/node (make test does it)"
+    page.route(f"**/{AXE_URL}", lambda route: route.fulfill(path=str(AXE), content_type="text/javascript"))
+    page.add_script_tag(url=base_url + AXE_URL)
+    page.get_by_role("button", name="Reset", exact=True).click()
+    page.get_by_role("button", name="Step", exact=True).click()
+    page.wait_for_timeout(600)
+    first = page.evaluate("document.documentElement.dataset.theme")
+    for theme in (first, "light" if first == "dark" else "dark"):
+        if theme != first:
+            page.locator("#btn-theme").click()
+            page.wait_for_function("(t) => document.documentElement.dataset.theme === t", arg=theme)
+            page.wait_for_timeout(600)
+        assert (theme, page.evaluate(AXE_JS)) == (theme, [])
+    alts = page.evaluate("""() => labPlayer.groups
+      .filter(([m, attrs]) => attrs.some(([a]) => a === '@alt'))
+      .map(([m]) => { const el = labViewOf(m) && labViewOf(m).el;
+                      return el ? [el.getAttribute('role'), el.getAttribute('aria-label') || ''] : null; })""")
+    assert alts and all(a and a[0] == "img" and any(c.isdigit() for c in a[1]) for a in alts), alts
+    assert page.locator("#lab-say").get_attribute("aria-live") == "polite"
+    page.wait_for_function("document.getElementById('lab-say').textContent.startsWith('t = 1')")

@@ -1,6 +1,6 @@
 """The built site: every page shows its plots and steps before Python has started, goes live
-offline-clean, keeps t across the takeover, recomputes on a setting, and computes what CPython
-computes."""
+offline-clean, keeps t across the takeover, recomputes on a setting, passes the accessibility
+check in both themes, and computes what CPython computes."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import json
 import numpy as np
 import pytest
 
-import sim
 from tests.e2e.conftest import (
     PAGE_SLUGS,
     Server,
+    assert_accessible,
     hold_python,
     open_page,
     shot,
@@ -39,8 +39,8 @@ def test_index_links_every_page(context, server):
 @pytest.mark.parametrize("slug", PAGE_SLUGS)
 def test_steps_before_python_and_after_it_takes_over(context, server, slug):
     """With Python's runtime held back, the plots are there and Step, Back, Play and the
-    timeline work; once it is let through, the live page takes over at the same t, and a
-    setting recomputes the run."""
+    timeline work; once it is let through, the live page takes over at the same t, a setting
+    recomputes the run, and the live page passes the accessibility check in both themes."""
     page = context.new_page()
     visit = watch(page)
     held = hold_python(page)
@@ -86,6 +86,7 @@ def test_steps_before_python_and_after_it_takes_over(context, server, slug):
     page.wait_for_function("(q) => !location.search.includes(q)", arg=settings, timeout=30_000)
     assert page.evaluate("window.labPlayer.tMax") >= 1
     shot(page, slug)
+    assert_accessible(page, server.url)  # on this live page: a Python start costs seconds
     assert visit.problems() == []
 
 
@@ -122,8 +123,12 @@ def test_a_link_with_its_own_settings_waits_and_keeps_t(context, server):
     assert visit.problems() == []
 
 
-def test_numpy_in_the_browser_matches_cpython(context, server):
+def test_python_in_the_browser_is_the_pinned_one_and_computes_what_cpython_does(context, server):
     visit = open_page(context, f"{server.url}{PAGE_SLUGS[0]}.html")
+    versions = visit.page.evaluate(
+        "window.labPyodide.runPython('import sys, numpy, panel, bokeh; "
+        "\",\".join([sys.version.split()[0], numpy.__version__, panel.__version__, bokeh.__version__])')")
+    assert versions == "3.12.7,2.0.2,1.9.4,3.9.2"
     code = """
 import json, numpy as np, sim
 rng = np.random.default_rng(7)
@@ -158,15 +163,6 @@ def test_site_works_under_a_sub_path(context, site):
         assert nav == f"{server.url}index.html"
     finally:
         server.close()
-
-
-def test_python_side_reports_versions(context, server):
-    visit = open_page(context, f"{server.url}{PAGE_SLUGS[0]}.html")
-    versions = visit.page.evaluate(
-        "window.labPyodide.runPython('import sys, numpy, panel, bokeh; "
-        "\",\".join([sys.version.split()[0], numpy.__version__, panel.__version__, bokeh.__version__])')")
-    assert versions == "3.12.7,2.0.2,1.9.4,3.9.2"
-    assert sim.RULES  # the same package, imported here for the comparison above
 
 
 # Per figure of the live page: whether it holds its repaints, and how often it has painted.
