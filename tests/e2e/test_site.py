@@ -86,7 +86,7 @@ def test_steps_before_python_and_after_it_takes_over(context, server, slug):
     page.wait_for_function("(q) => !location.search.includes(q)", arg=settings, timeout=30_000)
     assert page.evaluate("window.labPlayer.tMax") >= 1
     shot(page, slug)
-    assert_accessible(page, server.url)  # on this live page: a Python start costs seconds
+    assert_accessible(page)  # on this live page: a Python start costs seconds
     assert visit.problems() == []
 
 
