@@ -130,11 +130,12 @@ def wait_ready(page, timeout: int = 60_000) -> None:
     page.wait_for_function("window.labPrerendered === true || !!window.labFailed", timeout=timeout)
 
 
-def hold_python(page) -> list:
-    """Hold back the Python runtime's download; returns the held requests (continue them to let
-    Python start)."""
+def hold_python(target) -> list:
+    """Hold back the Python runtime's download for a page (or a whole context: its iframes too);
+    returns the held requests (continue them to let Python start). A test of what the page built
+    ahead of time does alone holds it for good: a Python start costs seconds of both cores."""
     held: list = []
-    page.route("**/pyodide/pyodide.asm.wasm", lambda route: held.append(route))
+    target.route("**/pyodide/pyodide.asm.wasm", lambda route: held.append(route))
     return held
 
 

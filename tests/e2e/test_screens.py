@@ -124,6 +124,7 @@ def test_the_presenter_fit_is_remembered_for_the_next_visit(browser, server):
 def test_phone_keeps_the_transport_and_the_stepped_figure_in_view(browser, server):
     ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     page = ctx.new_page()
+    hold_python(page)  # the page's layout, the shell's alone
     page.goto(f"{server.url}running-sum.html")
     wait_ready(page)
     page.wait_for_timeout(500)
@@ -142,6 +143,7 @@ def test_phone_keeps_the_transport_and_the_stepped_figure_in_view(browser, serve
 
 
 def test_an_embed_reports_its_height_and_the_host_resizes_it(context, server):
+    hold_python(context)  # the shell's doing, on the page built ahead of time (in the iframe too)
     page = context.new_page()
     page.goto(f"{server.url}running-sum.html")
     wait_ready(page)
@@ -170,6 +172,7 @@ def test_an_embed_reports_its_height_and_the_host_resizes_it(context, server):
 
 def test_a_named_view_embeds_one_part(context, server):
     page = context.new_page()
+    hold_python(page)  # the shell's doing, on the page built ahead of time
     page.goto(f"{server.url}running-sum.html?embed=1&view=state")
     wait_ready(page)
     page.wait_for_timeout(500)
@@ -181,6 +184,7 @@ def test_a_named_view_embeds_one_part(context, server):
 
 def test_print_shows_no_controls_and_the_link(context, server):
     page = context.new_page()
+    hold_python(page)  # the shell's doing, on the page built ahead of time
     page.goto(f"{server.url}running-sum.html?theme=dark&t=3")
     wait_ready(page)
     page.emulate_media(media="print")
