@@ -189,6 +189,20 @@ def context(browser):
     ctx.close()
 
 
+def open_built(context, url: str) -> Visit:
+    """A page built ahead of time, with Python held back for good: for what the shell does alone
+    (keys, stops, embed, share), which the live page keeps (test_site.py steps each page both
+    ways); a Python start costs seconds of both cores."""
+    page = context.new_page()
+    visit = watch(page)
+    hold_python(page)
+    page.goto(url)
+    wait_ready(page)
+    assert page.evaluate("window.labLive") is None
+    assert page.evaluate(CSP_META_JS) == content_security_policy()
+    return visit
+
+
 def open_page(context, url: str, *, route: bool = True) -> Visit:
     page = context.new_page()
     visit = watch(page, route=route)

@@ -16,6 +16,8 @@ from tests.e2e.conftest import (
     Server,
     deep_count,
     deep_text,
+    hold_python,
+    open_built,
     open_page,
     shot,
     snapshot,
@@ -123,7 +125,7 @@ def test_keys_do_one_thing_each(context, server):
 
 
 def test_named_stops_and_hiding_the_lesson_text(context, server):
-    visit = open_page(context, f"{server.url}running-sum.html")
+    visit = open_built(context, f"{server.url}running-sum.html")
     page = visit.page
     page.locator("body").click(position={"x": 5, "y": 5})
     page.keyboard.press("]")
@@ -139,7 +141,7 @@ def test_named_stops_and_hiding_the_lesson_text(context, server):
 
 
 def test_embed_mode_shows_only_the_simulator_and_keys_work(context, server):
-    visit = open_page(context, f"{server.url}running-sum.html?embed=1")
+    visit = open_built(context, f"{server.url}running-sum.html?embed=1")
     page = visit.page
     assert not page.locator(".lab-header").is_visible()
     assert not page.locator(".lab-text").is_visible()
@@ -162,11 +164,12 @@ def test_keys_work_inside_an_iframe(context, server, tmp_path):
     course = Server(tmp_path, policy=False)
     page = context.new_page()
     visit = watch(page)
+    # Python held back: the keys are the shell's; while Python imports, the frame's main thread
+    # is busy for seconds at a time (Play's frames wait for it: flaky on a loaded machine)
+    hold_python(page)
     page.goto(f"{course.url}course.html")
     frame = page.frames[1]
-    # live first: while Python imports, the frame's main thread is busy for seconds at a time
-    # (Play's frames wait for it), which made this test flaky on a loaded machine
-    frame.wait_for_function("window.labLive === true", timeout=120_000)
+    frame.wait_for_function("window.labPrerendered === true", timeout=60_000)
     frame.locator("body").click(position={"x": 5, "y": 5})
     page.keyboard.press("ArrowRight")
     frame.wait_for_function("window.labPlayer.t === 1")
@@ -178,7 +181,7 @@ def test_keys_work_inside_an_iframe(context, server, tmp_path):
 
 
 def test_share_gives_link_and_iframe_snippet(context, server):
-    visit = open_page(context, f"{server.url}hybrid.html")
+    visit = open_built(context, f"{server.url}hybrid.html")
     page = visit.page
     page.get_by_role("button", name="Step", exact=True).click()
     page.locator("#btn-share").click()
