@@ -9,7 +9,7 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8000
-REQS   := requirements/app.txt requirements/dev.txt requirements/build.txt
+REQS   := requirements/pip.txt requirements/app.txt requirements/dev.txt requirements/build.txt
 STAMP  := $(VENV)/.installed-$(shell cat $(REQS) | cksum | cut -d' ' -f1)
 SOURCES := $(shell find sim ui site assets -type f -not -name '*.pyc' 2>/dev/null) build.py pins.toml pyproject.toml
 APT    := DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
@@ -75,9 +75,11 @@ $(STAMP): $(REQS) | system
 	$(call tick,venv)
 	rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -r requirements/dev.txt
-	$(PY) -m pip install -q --require-hashes --only-binary=:all: -r requirements/build.txt
+	$(PY) -m pip install -q -r requirements/pip.txt
+# --no-compile: pip would compile every module of every package (17 s of the 24 here, most of
+# it never imported); Python compiles what is imported, once, on first use.
+	$(PY) -m pip install -q --no-compile -r requirements/dev.txt
+	$(PY) -m pip install -q --no-compile --require-hashes --only-binary=:all: -r requirements/build.txt
 	touch $@
 	$(call tock,venv)
 
@@ -115,7 +117,7 @@ browser: | system
 	fi
 	$(call tock,browser)
 
-# axe-core (accessibility checks in tests/e2e/test_screens.py only; never shipped), pinned in
+# axe-core (accessibility checks of the live pages, tests/e2e/conftest.py; never shipped), pinned in
 # tests/e2e/node/package-lock.json. Debian's nodejs/npm from apt when npm is missing.
 AXE := tests/e2e/node/node_modules/axe-core/axe.min.js
 axe: $(AXE)
