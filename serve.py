@@ -23,6 +23,9 @@ TYPES = {".wasm": "application/wasm", ".js": "text/javascript", ".mjs": "text/ja
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
+    # Keep-alive: a page asks for a dozen files at once; HTTP/1.0 opened a connection for each
+    # (every response here carries its Content-Length, as HTTP/1.1 needs).
+    protocol_version = "HTTP/1.1"
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **TYPES}
     prefix = "/"
     policy = True  # False serves plain files (the tests' stand-in for another site)

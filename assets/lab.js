@@ -237,15 +237,22 @@
     for (const r of typeof jsdoc.roots === "function" ? jsdoc.roots() : jsdoc.roots) visit(r);
     return aside;
   }
-  // ... and join here, styled like the rest, their figures held until they come near the view.
+  // ... and join here, one part a frame (a part's views take up to a tenth of a second to
+  // build, and a step pressed meanwhile is painted in between), the deepest first (those just
+  // below the main view), styled like the rest, their figures held until they come near.
   async function joinRest(jsdoc) {
     if (!rest.length) return;
-    const wasApplying = player.applying;
-    player.applying = true;
-    try { for (const [parent, kids] of rest) parent.children = kids; } finally { player.applying = wasApplying; }
+    for (const [parent, kids] of rest.reverse()) {
+      for (let n = parent.children.length + 1; n <= kids.length; n++) {
+        await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));  // after a paint
+        const wasApplying = player.applying;
+        player.applying = true;
+        try { parent.children = kids.slice(0, n); } finally { player.applying = wasApplying; }
+        for (const model of jsdoc.all_models) if (isFigure(model) && !window.labViewOf(model)) model.hold_render = true;
+        styleDoc(jsdoc);
+      }
+    }
     rest = [];
-    for (const model of jsdoc.all_models) if (isFigure(model) && !window.labViewOf(model)) model.hold_render = true;
-    styleDoc(jsdoc);
     await twoFrames();  // BokehJS builds the new views asynchronously
     watchFigures(jsdoc);
     player.describe();
@@ -1006,9 +1013,17 @@ addEventListener("message", function (e) {
   }
 
   // ---- formulas (typeset once the plots are on screen, before Python) ---------------------------
-  // KaTeX is fetched and run after the first plot: the formulas are in the lesson text below
-  // the simulator, and typesetting them (script, fonts, a layout of the text) delayed it.
+  // KaTeX (style sheet, script, fonts) is fetched and run after the first plot: the formulas
+  // are in the lesson text below the simulator, and typesetting them delayed it.
   function typeset() {
+    const style = document.createElement("link");
+    style.rel = "stylesheet";
+    style.href = "static/katex/katex.min.css";
+    const styled = new Promise((resolve, reject) => {
+      style.onload = resolve;
+      style.onerror = () => reject(new Error(`${style.href} did not load`));
+    });
+    document.head.append(style);
     const scripts = ["static/katex/katex.min.js", "static/katex/contrib/auto-render.min.js"].map((src) => {
       const el = document.createElement("script");
       el.src = src;
@@ -1020,7 +1035,7 @@ addEventListener("message", function (e) {
       document.head.append(el);
       return loaded;
     });
-    return Promise.all(scripts).then(renderMath).catch((err) => console.warn("formulas:", err));
+    return Promise.all([styled, ...scripts]).then(renderMath).catch((err) => console.warn("formulas:", err));
   }
   function renderMath() {
     if (window.renderMathInElement) {
@@ -1047,7 +1062,7 @@ addEventListener("message", function (e) {
   // BokehJS drawing the first plot. Then the parts set aside join (joinRest), and Python and
   // the formulas start.
   pageScripts.then(showPrerendered)
-    .then(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0)))))
+    .then(() => twoFrames())
     .then(() => player.doc && joinRest(player.doc))
     .catch((err) => console.error("first paint:", err))
     .then(() => { typeset(); return boot(); });

@@ -147,3 +147,15 @@ def test_make_test_runs_every_test_directory():
     with_tests = {p.name for p in (root / "tests").iterdir() if p.is_dir() and any(p.glob("test_*.py"))}
     assert with_tests <= ran, f"make test leaves out tests/{sorted(with_tests - ran)}"
     assert with_tests <= set(KNOWN), "tests/conftest.py KNOWN must name every test directory"
+
+
+def test_a_bokeh_css_variable_anywhere_stops_the_build(tmp_path):
+    """BokehJS is patched not to read --bk-* CSS variables (none is defined): one that a
+    style sheet, a page or a script would define stops the build, naming the file."""
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "assets" / "lab.css").write_text(".x { color: red; --lab-accent: #08f; }")
+    (tmp_path / "page.html").write_text("<p>the code names `--bk-${prefix}` without defining it</p>")
+    build.assert_no_bokeh_css_variables(tmp_path)
+    (tmp_path / "assets" / "lab.css").write_text(".bk-Figure { --bk-line-color: red; }")
+    with pytest.raises(build.BuildError, match=r"assets/lab\.css: --bk-line-color:"):
+        build.assert_no_bokeh_css_variables(tmp_path)
