@@ -182,9 +182,12 @@ def wait_live(page, timeout: int = LIVE_TIMEOUT_MS) -> None:
         raise AssertionError(f"page failed to start: {failed}\n{detail[-2000:]}")
 
 
+# Every context blocks service workers, but the offline test's: the site's worker, registered
+# once a page is live, downloads and keeps the whole site (36 MB) in the background, which
+# cost every live test seconds of both cores.
 @pytest.fixture
 def context(browser):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    ctx = browser.new_context(service_workers="block", viewport={"width": 1280, "height": 900})
     yield ctx
     ctx.close()
 

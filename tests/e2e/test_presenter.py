@@ -26,6 +26,7 @@ from tests.e2e.conftest import (
     wait_ready,
     watch,
 )
+from tests.e2e.test_screens import BOXES_JS, fitted_after
 
 pytestmark = pytest.mark.e2e
 
@@ -33,7 +34,7 @@ XSS = '<img src="x" onerror="window.__xss=1"><svg onload="window.__xss=2"></svg>
 
 
 def test_a_link_reproduces_the_view(browser, server):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    ctx = browser.new_context(service_workers="block", viewport={"width": 1280, "height": 900})
     visit = open_page(ctx, f"{server.url}running-sum.html?d=5&feature_map=identity")
     page = visit.page
     for _ in range(5):
@@ -45,7 +46,7 @@ def test_a_link_reproduces_the_view(browser, server):
     assert {"preset", "tokens", "normalize", "seed"} <= set(query)  # every setting
     ctx.close()
 
-    fresh = browser.new_context(viewport={"width": 1280, "height": 900})
+    fresh = browser.new_context(service_workers="block", viewport={"width": 1280, "height": 900})
     again = open_page(fresh, link)
     assert t_of(again.page) == 5 and snapshot(again.page) == data
     assert visit.problems() == [] and again.problems() == []
@@ -203,15 +204,25 @@ FIGURE_BACKGROUND_JS = """() => {
 
 
 def test_presenter_view_and_dark_theme_before_and_after_python(context, server):
+    """Presenter view and dark theme from the link, fitted before Python; Python's takeover
+    keeps both and moves no figure."""
     page = context.new_page()
     visit = watch(page)
+    held = hold_python(page)
     page.goto(f"{server.url}running-sum.html?present=1&theme=dark")
     wait_ready(page)
+    fitted_after(page, 0)
+    before = page.evaluate(BOXES_JS)
     assert page.evaluate("document.documentElement.classList.contains('present')")
     assert page.evaluate("document.documentElement.dataset.theme") == "dark"
     colour, width = page.evaluate(FIGURE_BACKGROUND_JS)
     assert colour == "#161b22"  # styled before Python
+    page.unroute("**/pyodide/pyodide.asm.wasm")  # Python may start now
+    for route in held:
+        route.continue_()
     wait_live(page)
+    page.wait_for_timeout(500)
+    assert page.evaluate(BOXES_JS) == before  # the takeover did not resize a figure
     assert page.evaluate(FIGURE_BACKGROUND_JS)[0] == colour  # still dark after the takeover
     width = page.evaluate(FIGURE_BACKGROUND_JS)[1]
     assert not page.locator(".lab-text").is_visible()
