@@ -278,6 +278,15 @@ class ExerciseBox:
         self.feedback.object = ("<p>New numbers: your answer is kept; press Check to check it "
                                 "against them.</p>" if self.typed.strip() else "")
 
+    def ready(self) -> None:
+        """Python has taken over the page built ahead of time: the box as the live page builds
+        it (the field and its buttons enabled, the working behind its button)."""
+        self.answer.placeholder = unit_hint(self.exercise)
+        self.steps.object = steps_html(self.exercise, self.shown) if self.shown else ""
+        for w in (self.answer, self.check_button, self.working, self.another, self.plots):
+            w.disabled = False
+        self.working.visible = True
+
     # Layout ----------------------------------------------------------------------------------
     def panel(self, ready: bool):
         import panel as pn  # noqa: PLC0415

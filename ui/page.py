@@ -250,6 +250,8 @@ class Page(param.Parameterized):
         for w in self.widgets:
             if id(w) not in self._own_disabled:
                 w.disabled = False
+        if self.exercise_box is not None and self._layout is not None:
+            self.exercise_box.ready()  # its answer field and buttons too
 
     @property
     def layout(self) -> pn.viewable.Viewable:

@@ -22,6 +22,7 @@ from tests.e2e.conftest import (
     wait_ready,
     watch,
 )
+from ui.exercises import GENERATORS
 
 pytestmark = pytest.mark.e2e
 
@@ -76,6 +77,11 @@ def test_steps_before_python_and_after_it_takes_over(context, server, slug):
     assert t_of(page) == held_t, "the takeover lost t"
     assert snapshot(page) == at_held_t, "the live page shows another picture at the same t"
     assert page.locator("#lab-app-live").count() == 0 and page.locator("#lab-app").count() == 1
+    # the exercise's answer field (disabled in the page built ahead of time) takes answers now
+    answer = page.evaluate("[...labPlayer.doc.all_models].filter((m) => m.title === 'Your answer')"
+                           ".map((m) => [m.disabled, m.placeholder])")
+    assert len(answer) == (slug in GENERATORS), answer
+    assert all(not disabled and "Python" not in hint for disabled, hint in answer), answer
     step.click()
     assert t_of(page) == held_t + 1
     # a setting: the first enabled slider or radio group of the page, changed by keyboard

@@ -189,3 +189,19 @@ def test_a_setting_that_cannot_run_keeps_the_exercise(build):
     page.model_a = "custom"  # cannot run: more than 2^53 bytes at 1M tokens
     assert page.notice and page.model_a != "custom"
     assert page.exercise == 4 and page.exercise_box.exercise == GENERATORS["hybrid"](4)
+
+
+@pytest.mark.parametrize("slug", CLASSES)
+def test_taking_over_the_page_built_ahead_of_time_readies_the_answer(slug):
+    """The live page adopts the page built ahead of time, whose exercise box was built not
+    ready (field disabled, "ready once Python has started"): once linked, it takes answers."""
+    page = CLASSES[slug]()
+    page.controls_ready = False  # as ui.app builds a page it will adopt, before its layout
+    assert page.layout is not None
+    box = page.exercise_box
+    assert box.answer.disabled and box.answer.placeholder == "ready once Python has started"
+    page.ready_controls()
+    assert not any(w.disabled for w in (box.answer, box.check_button, box.working, box.another))
+    assert box.answer.placeholder != "ready once Python has started" and box.working.visible
+    box.answer.value = box.exercise.answer_text
+    assert box.verdict == "right"
