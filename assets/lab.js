@@ -216,12 +216,7 @@
   // parts). Returns what was set aside: [[layout, its children], ...].
   let rest = [];
   const isMain = (m) => Array.isArray(m.css_classes) && m.css_classes.includes("lab-main-view");
-  function partsOf(m) {
-    const c = m.children;
-    const all = Array.isArray(c) ? c : c instanceof Map ? [...c.values()] : c && typeof c === "object" ? Object.values(c) : [];
-    return all.flat().filter((x) => x && typeof x === "object" && "visible" in x);
-  }
-  const holdsMain = (m) => isMain(m) || partsOf(m).some(holdsMain);
+  const holdsMain = (m) => isMain(m) || window.labPartsOf(m).some(holdsMain);
   function setAside(jsdoc) {
     if (viewState.view) return [];
     const aside = [];
@@ -1016,26 +1011,19 @@ addEventListener("message", function (e) {
   // KaTeX (style sheet, script, fonts) is fetched and run after the first plot: the formulas
   // are in the lesson text below the simulator, and typesetting them delayed it.
   function typeset() {
-    const style = document.createElement("link");
-    style.rel = "stylesheet";
-    style.href = "static/katex/katex.min.css";
-    const styled = new Promise((resolve, reject) => {
-      style.onload = resolve;
-      style.onerror = () => reject(new Error(`${style.href} did not load`));
-    });
-    document.head.append(style);
-    const scripts = ["static/katex/katex.min.js", "static/katex/contrib/auto-render.min.js"].map((src) => {
-      const el = document.createElement("script");
-      el.src = src;
-      el.async = false;  // run in this order
+    const load = (el, url) => {  // resolves once the element's file has loaded
       const loaded = new Promise((resolve, reject) => {
         el.onload = resolve;
-        el.onerror = () => reject(new Error(`${src} did not load`));
+        el.onerror = () => reject(new Error(`${url} did not load`));
       });
       document.head.append(el);
       return loaded;
-    });
-    return Promise.all([styled, ...scripts]).then(renderMath).catch((err) => console.warn("formulas:", err));
+    };
+    const style = Object.assign(document.createElement("link"), { rel: "stylesheet", href: "static/katex/katex.min.css" });
+    const scripts = ["static/katex/katex.min.js", "static/katex/contrib/auto-render.min.js"].map((src) =>
+      load(Object.assign(document.createElement("script"), { src, async: false }), src));  // run in this order
+    return Promise.all([load(style, "static/katex/katex.min.css"), ...scripts]).then(renderMath)
+      .catch((err) => console.warn("formulas:", err));
   }
   function renderMath() {
     if (window.renderMathInElement) {

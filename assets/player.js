@@ -404,5 +404,6 @@
   global.labRestyle = restyle;
   global.labViewNames = viewNames;
   global.labViewOf = viewOf;
+  global.labPartsOf = kids;
   if (typeof module === "object" && module.exports) module.exports = api;
 })(typeof window !== "undefined" ? window : globalThis);

@@ -278,12 +278,17 @@ class ExerciseBox:
         self.feedback.object = ("<p>New numbers: your answer is kept; press Check to check it "
                                 "against them.</p>" if self.typed.strip() else "")
 
+    @property
+    def _controls(self) -> tuple:
+        """What takes input: disabled in the page built ahead of time, until Python has started."""
+        return (self.answer, self.check_button, self.working, self.another, self.plots)
+
     def ready(self) -> None:
         """Python has taken over the page built ahead of time: the box as the live page builds
         it (the field and its buttons enabled, the working behind its button)."""
         self.answer.placeholder = unit_hint(self.exercise)
         self.steps.object = steps_html(self.exercise, self.shown) if self.shown else ""
-        for w in (self.answer, self.check_button, self.working, self.another, self.plots):
+        for w in self._controls:
             w.disabled = False
         self.working.visible = True
 
@@ -298,7 +303,7 @@ class ExerciseBox:
                                  f"{steps_html(self.exercise, len(self.exercise.steps))}</details>")
         from ui.theme import style_widget  # noqa: PLC0415
 
-        for w in (self.answer, self.check_button, self.working, self.another, self.plots):
+        for w in self._controls:
             style_widget(w).disabled = not ready
         return pn.Column(self.prompt, pn.FlexBox(self.answer, self.check_button, self.working,
                                                  self.plots, self.another, margin=(0, 5)),
