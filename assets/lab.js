@@ -178,12 +178,14 @@
   // the figures. (Bokeh.embed.embed_item would parse and render in one call; the fallback.)
   async function showPrerendered() {
     if (!window.Bokeh) return;
+    timings.scripts = performance.now();  // BokehJS and Panel have run
     const item = JSON.parse($("lab-doc").textContent);
     const Document = typeof window.Bokeh.require === "function" && window.Bokeh.require("document").Document;
     const standalone = Document && window.Bokeh.embed.add_document_standalone;
     let jsdoc = null;
     if (standalone) jsdoc = Document.from_json(item.doc);
     else jsdoc = (await window.Bokeh.embed.embed_item(item)).roots[0].model.document;
+    timings.decoded = performance.now();
     styleDoc(jsdoc);
     player.attach(jsdoc);
     if (linkT !== null && !ownSettings) seekFromLink(player.tMax);
@@ -193,6 +195,7 @@
     for (const model of figures) model.hold_render = true;
     if (standalone) rest = setAside(jsdoc);
     if (standalone) await standalone(jsdoc, $(item.target_id));
+    timings.built = performance.now();
     for (const model of figures) {
       const view = window.labViewOf(model);
       if (!view || !view.el || nearView(view.el)) model.hold_render = false;
@@ -203,43 +206,52 @@
     afterRender(jsdoc);
     if (ownSettings) document.body.classList.add("lab-waiting");
     else enableTransport(true);
+    stage("rest", `${waitingFor()}the rest of the page is being built`, "", 0.02);
     watchFigures(jsdoc);
     // The plots are on screen once the frame after them has been painted.
     requestAnimationFrame(() => requestAnimationFrame(() => { timings.firstPlot = performance.now(); }));
+    joined = twoFrames().then(() => joinRest(jsdoc));
   }
 
-  // The first render builds the views of the top of the page only: the settings and the
-  // main views (what the presenter view shows), and what comes between them. The parts after
-  // the last main view (further figures, the exercise) are set aside and join just after the
-  // first paint: building every view first cost about a fifth of the first plot (gates:
-  // 1.13-1.28 s -> 0.92-0.96 s, measured). Not with a named view (it may be one of those
-  // parts). Returns what was set aside: [[layout, its children], ...].
+  // The first render builds the views of the top of the page only: the settings and the first
+  // main view (css_classes "lab-main-view"), and what comes before them. The parts after it
+  // (further main views and figures, the exercise) are set aside and join just after the first
+  // paint, in page order, one part a frame. Building every view first had cost running-sum's
+  // first plot about a fifth (0.96 -> 0.80 s, measured; the whole page is built as soon as
+  // before, 1.39 -> 1.41 s). The presenter view shows every main view at once, fitted to the
+  // screen: there only what follows the last main view is set aside. Not with a named view (it
+  // may be one of those parts). Returns what was set aside: [[layout, its children], ...].
   let rest = [];
+  let joined = Promise.resolve();  // the parts set aside have all joined (the presenter fit waits)
   const isMain = (m) => Array.isArray(m.css_classes) && m.css_classes.includes("lab-main-view");
-  const holdsMain = (m) => isMain(m) || window.labPartsOf(m).some(holdsMain);
+  const mainViews = (m) => (isMain(m) ? 1 : window.labPartsOf(m).reduce((n, k) => n + mainViews(k), 0));
   function setAside(jsdoc) {
     if (viewState.view) return [];
+    const roots = typeof jsdoc.roots === "function" ? jsdoc.roots() : jsdoc.roots;
+    const keep = root.classList.contains("present") ? roots.reduce((n, r) => n + mainViews(r), 0) : 1;
     const aside = [];
+    let seen = 0;  // main views passed, in page order
     const visit = (m) => {
-      if (isMain(m) || !Array.isArray(m.children)) return;  // a layout with a list of children
-      const kids = m.children;
-      let last = -1;
-      kids.forEach((k, i) => { if (holdsMain(k)) last = i; });
-      if (last < 0) return;
-      if (last + 1 < kids.length) { aside.push([m, kids]); m.children = kids.slice(0, last + 1); }
-      kids.slice(0, last + 1).forEach(visit);
+      if (isMain(m)) { seen++; return; }
+      const kids = window.labPartsOf(m);
+      if (!Array.isArray(m.children)) { kids.forEach(visit); return; }  // only a list of children is cut
+      for (let i = 0; i < kids.length; i++) {
+        if (seen >= keep) { aside.push([m, kids]); m.children = kids.slice(0, i); return; }
+        visit(kids[i]);
+      }
     };
-    for (const r of typeof jsdoc.roots === "function" ? jsdoc.roots() : jsdoc.roots) visit(r);
+    roots.forEach(visit);
     return aside;
   }
   // ... and join here, one part a frame (a part's views take up to a tenth of a second to
-  // build, and a step pressed meanwhile is painted in between), the deepest first (those just
-  // below the main view), styled like the rest, their figures held until they come near.
+  // build, and a step pressed meanwhile is painted in between), styled like the rest, their
+  // figures held until they come near the view.
   async function joinRest(jsdoc) {
     if (!rest.length) return;
-    for (const [parent, kids] of rest.reverse()) {
+    for (const [parent, kids] of rest) {
       for (let n = parent.children.length + 1; n <= kids.length; n++) {
         await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));  // after a paint
+        watchFigures(jsdoc);  // the figures joined a frame ago paint once near the view
         const wasApplying = player.applying;
         player.applying = true;
         try { parent.children = kids.slice(0, n); } finally { player.applying = wasApplying; }
@@ -253,6 +265,7 @@
     player.describe();
     label(jsdoc);
     postHeight();
+    timings.joined = performance.now();
   }
 
   // The link's t, checked against what this run reaches; a bad one is named.
@@ -698,6 +711,7 @@ if not hasattr(pyodide.ffi, "jsnull"):
     if (full) fitFull = true;
     if (fitting) { fitAgain = true; return fitting; }
     fitting = (async () => {
+      await joined.catch(() => {});  // the whole page is built: the parts set aside have joined
       do {
         fitAgain = false;
         const fullNow = fitFull || viewState.scale === null;
@@ -1050,8 +1064,7 @@ addEventListener("message", function (e) {
   // BokehJS drawing the first plot. Then the parts set aside join (joinRest), and Python and
   // the formulas start.
   pageScripts.then(showPrerendered)
-    .then(() => twoFrames())
-    .then(() => player.doc && joinRest(player.doc))
+    .then(() => joined)
     .catch((err) => console.error("first paint:", err))
     .then(() => { typeset(); return boot(); });
 })();

@@ -53,6 +53,13 @@ def test_steps_before_python_and_after_it_takes_over(context, server, slug):
     shot(page, f"{slug}-before-python")
     before = snapshot(page)
     assert before, "the page built ahead of time holds no plot data"
+    # its first render is the top of the page; the parts set aside join in the next frames
+    page.wait_for_function("window.labTimings.joined", timeout=10_000)
+    unbuilt = page.evaluate("""[...labPlayer.doc.all_models]
+        .filter((m) => 'sizing_mode' in m && (Array.isArray(m.children) || 'renderers' in m))
+        .filter((m) => { const v = labViewOf(m); return !(v && v.el && v.el.isConnected); })
+        .map((m) => m.type)""")
+    assert unbuilt == [], f"parts of the page built ahead of time never joined: {unbuilt}"
     step = page.get_by_role("button", name="Step", exact=True)
     step.click()
     assert t_of(page) == 1 and snapshot(page) != before
