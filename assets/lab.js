@@ -222,13 +222,16 @@
   // screen: there only what follows the last main view is set aside. Not with a named view (it
   // may be one of those parts). Returns what was set aside: [[layout, its children], ...].
   let rest = [];
-  let joined = Promise.resolve();  // the parts set aside have all joined (the presenter fit waits)
+  let joined = Promise.resolve();  // the parts set aside have all joined
+  let mainAside = false;  // main views among them (the presenter fit waits for those)
   const isMain = (m) => Array.isArray(m.css_classes) && m.css_classes.includes("lab-main-view");
   const mainViews = (m) => (isMain(m) ? 1 : window.labPartsOf(m).reduce((n, k) => n + mainViews(k), 0));
   function setAside(jsdoc) {
     if (viewState.view) return [];
     const roots = typeof jsdoc.roots === "function" ? jsdoc.roots() : jsdoc.roots;
-    const keep = root.classList.contains("present") ? roots.reduce((n, r) => n + mainViews(r), 0) : 1;
+    const all = roots.reduce((n, r) => n + mainViews(r), 0);
+    const keep = root.classList.contains("present") ? all : 1;
+    mainAside = keep < all;
     const aside = [];
     let seen = 0;  // main views passed, in page order
     const visit = (m) => {
@@ -711,7 +714,7 @@ if not hasattr(pyodide.ffi, "jsnull"):
     if (full) fitFull = true;
     if (fitting) { fitAgain = true; return fitting; }
     fitting = (async () => {
-      await joined.catch(() => {});  // the whole page is built: the parts set aside have joined
+      if (mainAside) await joined.catch(() => {});  // every main view is built
       do {
         fitAgain = false;
         const fullNow = fitFull || viewState.scale === null;
@@ -767,12 +770,15 @@ if not hasattr(pyodide.ffi, "jsnull"):
         timings.fit = performance.now() - t0;
         rememberFit();
       } while (fitAgain);
-      fitting = null;
-      window.labFitted = (window.labFitted || 0) + 1;
       window.labScale = viewState.scale;
       window.labWide = Object.fromEntries(viewState.wide);
       window.labTall = viewState.tall;
-    })();
+    })().finally(() => {
+      // only now: a fit with nothing to wait for (the settings shown) ends before this
+      // promise is even stored, and had left `fitting` set for good (no fit ever again)
+      fitting = null;
+      window.labFitted = (window.labFitted || 0) + 1;
+    });
     return fitting;
   }
   let fitTimer = null;

@@ -112,21 +112,25 @@
     for (const m of doc.all_models) for (const cls of m.css_classes || []) if (cls.startsWith("lab-view-")) names.add(cls.slice(9));
     return [...names];
   }
+  // show: the parts a view is made of (null: the whole page); hide: the parts it leaves out.
+  // Settings unfolded are shown beside a named or main view.
   function layoutWanted(doc, present, opts) {
     const hide = [];
     let show = null;
-    if (opts.view && viewNames(doc).includes(opts.view)) show = `lab-view-${opts.view}`;
-    else if (present && [...doc.all_models].some((m) => has(m, "lab-main-view"))) show = "lab-main-view";
+    if (opts.view && viewNames(doc).includes(opts.view)) show = [`lab-view-${opts.view}`];
+    else if (present && [...doc.all_models].some((m) => has(m, "lab-main-view"))) show = ["lab-main-view"];
     if (present && !opts.print) hide.push("lab-secondary");
     if ((present || opts.fold || opts.print || show) && !opts.settings) hide.push("lab-controls");
+    else if (show) show.push("lab-controls");
     if (opts.print) hide.push("lab-no-print");
     return { show, hide };
   }
   const hiddenByView = new WeakSet();
   function arrange(doc, { show, hide }) {
-    const within = new Map();  // model -> holds a model marked `show`
+    const within = new Map();  // model -> holds a model marked with one of `show`
+    const marked = (m) => show.some((cls) => has(m, cls));
     const holds = (m) => {
-      if (!within.has(m)) within.set(m, has(m, show) || kids(m).some(holds));
+      if (!within.has(m)) within.set(m, marked(m) || kids(m).some(holds));
       return within.get(m);
     };
     const setVisible = (m, on) => {
@@ -136,7 +140,7 @@
     const walk = (m, inside) => {
       let on = !hide.some((cls) => has(m, cls));
       if (on && show && !inside) {
-        if (has(m, show)) inside = true;
+        if (marked(m)) inside = true;
         else on = holds(m);
       }
       setVisible(m, on);

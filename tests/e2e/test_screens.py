@@ -88,6 +88,18 @@ def test_presenter_view_fits_one_screen_at_every_size(browser, server, slug):
         assert page.locator(".lab-header").bounding_box()["height"] < 60
         assert page.locator("#tp-settings").is_visible()
         shot(page, f"{slug}-present-{w}x{h}")
+    # the folded settings unfold beside the main views, and fold again
+    controls = "[...labPlayer.doc.all_models].filter((m) => (m.css_classes || []).includes('lab-controls')).map((m) => m.visible)"
+    assert page.evaluate(controls) == [False]
+    settings = page.locator("#tp-settings")
+    settings.click()
+    page.wait_for_function(f"{controls}.every(Boolean)", timeout=5_000)
+    assert page.locator("#lab-app .noUi-handle").first.is_visible()
+    assert settings.inner_text() == "Hide settings"
+    count = page.evaluate("window.labFitted")
+    settings.click()
+    fitted_after(page, count)
+    assert page.evaluate(controls) == [False]
     page.keyboard.press("t")  # the dark theme: the same layout, dark figures
     page.wait_for_timeout(300)
     assert page.evaluate(LAYOUT_JS)["scrollH"] <= PRESENTER_SIZES[-1][1]
