@@ -19,7 +19,7 @@ from sim import cost
 from sim.cache import DTYPE_BYTES
 from ui.fmt import count, num, ratio
 from ui.theme import DIVERGING, LINES
-from ui.views import View, make_figure
+from ui.views import View, legend_outside, make_figure
 
 FP32 = DTYPE_BYTES["fp32"]  # memory is counted in fp32, as in the lesson
 COST_T_MAX = 100_000  # the cost plots' right edge: a long context, where the gap is obvious
@@ -107,13 +107,16 @@ class MemoryStack(View):
             # from the renderer's first point; an empty renderer shows no swatch).
             self.fig.quad(left=[-9], right=[-8], bottom=[-9], top=[-8], fill_color=colour,
                           line_color="#ffffff", legend_label=name)
-        self.fig.legend.location = "top_left"
+        # under the plot, in two columns: inside, it covered the top of a long cache
+        legend_outside(self.fig, "below", orientation="horizontal", ncols=2, label_text_font_size="11px",
+                       glyph_width=18, spacing=10, margin=4, padding=4, location="center")
         self.fig.add_tools(HoverTool(renderers=[cache, block], tooltips=[("", "@what")]))
         self.crossover = self.fig.segment("x0", "y0", "x1", "y1", level="overlay",
                                           source=ColumnDataSource({"x0": [], "y0": [], "x1": [], "y1": []}),
                                           line_color=LINES[2], line_dash="dashed", line_width=2.5)
+        # over the state block, whose top the line marks (over the cache it sat on the bars)
         self.crossover_label = Label(x=0, y=0, text="", text_font_size="11px", y_offset=4,
-                                     x_offset=2, level="overlay")
+                                     text_align="right", level="overlay")
         self.fig.add_layout(self.crossover_label)
         self.fig.xaxis.visible = False
         self.fig.yaxis.axis_label = "tokens stored t"
@@ -125,14 +128,14 @@ class MemoryStack(View):
         d, T, cross = run.data["d"], run.t_max, run.data["memory_crossover"]
         x0 = 2 * d + self.GAP  # left edge of the state block
         self.fig.x_range.update(start=-0.5, end=x0 + 2 * d + 0.5)
-        self.fig.y_range.update(start=0, end=max(T, cross) * 1.45 + 1)  # room for the legend
+        self.fig.y_range.update(start=0, end=max(T, cross) * 1.12 + 1)  # room for the label
         self.block.data = {"left": [x0, x0], "right": [x0 + 2 * d] * 2, "bottom": [0, d / 2],
                            "top": [d / 2, cross], "color": [LINES[3], LINES[4]],
                            "what": [f"state S: {d} × {d} numbers, always",
                                     f"key total z: {d} numbers, always"]}
         self.crossover.data_source.data = {"x0": [-0.3], "x1": [x0 + 2 * d + 0.3],
                                            "y0": [cross], "y1": [cross]}
-        self.crossover_label.update(x=0, y=cross, text=f"same size at t = {num(cross)}")
+        self.crossover_label.update(x=x0 + 2 * d, y=cross, text=f"same size at t = {num(cross)}")
         ts = np.repeat(np.arange(T, dtype=float), 2)  # k and v rows interleaved
         self.rows.data = {"left": np.tile([0.0, d], T), "right": np.tile([d, 2.0 * d], T),
                           "bottom": ts, "top": ts + 1, "color": [LINES[0], LINES[1]] * T,
