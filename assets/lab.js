@@ -219,27 +219,44 @@
   // paint, in page order, one part a frame. Building every view first had cost running-sum's
   // first plot about a fifth (0.96 -> 0.80 s, measured; the whole page is built as soon as
   // before, 1.39 -> 1.41 s). The presenter view shows every main view at once, fitted to the
-  // screen: there only what follows the last main view is set aside. Not with a named view (it
-  // may be one of those parts). Returns what was set aside: [[layout, its children], ...].
+  // screen: there only what follows the last main view is set aside. A named view (?view=, a
+  // course's embed) is rendered alone: every part that does not hold it joins later, hidden
+  // (running-sum's "state": 0.99 -> 0.7 s). Returns what was set aside:
+  // [[layout, all its children, those it kept], ...].
   let rest = [];
   let joined = Promise.resolve();  // the parts set aside have all joined
   let mainAside = false;  // main views among them (the presenter fit waits for those)
   const isMain = (m) => Array.isArray(m.css_classes) && m.css_classes.includes("lab-main-view");
   const mainViews = (m) => (isMain(m) ? 1 : window.labPartsOf(m).reduce((n, k) => n + mainViews(k), 0));
   function setAside(jsdoc) {
-    if (viewState.view) return [];
     const roots = typeof jsdoc.roots === "function" ? jsdoc.roots() : jsdoc.roots;
+    const aside = [];
+    const cut = (m, kept) => {  // only a layout with a list of children is cut
+      if (kept.length < m.children.length) { aside.push([m, m.children, new Set(kept)]); m.children = kept; }
+    };
+    if (viewState.view) {
+      if (!window.labViewNames(jsdoc).includes(viewState.view)) return aside;  // the whole page is shown
+      const named = `lab-view-${viewState.view}`;
+      const isNamed = (m) => Array.isArray(m.css_classes) && m.css_classes.includes(named);
+      const holds = (m) => isNamed(m) || window.labPartsOf(m).some(holds);
+      const visit = (m) => {
+        if (isNamed(m)) return;
+        if (Array.isArray(m.children)) cut(m, m.children.filter(holds));
+        window.labPartsOf(m).filter(holds).forEach(visit);
+      };
+      roots.filter(holds).forEach(visit);
+      return aside;
+    }
     const all = roots.reduce((n, r) => n + mainViews(r), 0);
     const keep = root.classList.contains("present") ? all : 1;
     mainAside = keep < all;
-    const aside = [];
     let seen = 0;  // main views passed, in page order
     const visit = (m) => {
       if (isMain(m)) { seen++; return; }
-      const kids = window.labPartsOf(m);
-      if (!Array.isArray(m.children)) { kids.forEach(visit); return; }  // only a list of children is cut
+      if (!Array.isArray(m.children)) { window.labPartsOf(m).forEach(visit); return; }
+      const kids = m.children;
       for (let i = 0; i < kids.length; i++) {
-        if (seen >= keep) { aside.push([m, kids]); m.children = kids.slice(0, i); return; }
+        if (seen >= keep) { cut(m, kids.slice(0, i)); return; }
         visit(kids[i]);
       }
     };
@@ -247,17 +264,20 @@
     return aside;
   }
   // ... and join here, one part a frame (a part's views take up to a tenth of a second to
-  // build, and a step pressed meanwhile is painted in between), styled like the rest, their
-  // figures held until they come near the view.
+  // build, and a step pressed meanwhile is painted in between), in their places, styled like
+  // the rest, their figures held until they come near the view.
   async function joinRest(jsdoc) {
-    if (!rest.length) return;
-    for (const [parent, kids] of rest) {
-      for (let n = parent.children.length + 1; n <= kids.length; n++) {
+    if (!rest.length) { timings.joined = performance.now(); return; }
+    for (const [parent, kids, kept] of rest) {
+      const shown = new Set(kept);
+      for (const kid of kids) {
+        if (shown.has(kid)) continue;
         await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));  // after a paint
         watchFigures(jsdoc);  // the figures joined a frame ago paint once near the view
+        shown.add(kid);
         const wasApplying = player.applying;
         player.applying = true;
-        try { parent.children = kids.slice(0, n); } finally { player.applying = wasApplying; }
+        try { parent.children = kids.filter((k) => shown.has(k)); } finally { player.applying = wasApplying; }
         for (const model of jsdoc.all_models) if (isFigure(model) && !window.labViewOf(model)) model.hold_render = true;
         styleDoc(jsdoc);
       }

@@ -181,11 +181,22 @@ def test_a_named_view_embeds_one_part(context, server):
     hold_python(page)  # the shell's doing, on the page built ahead of time
     page.goto(f"{server.url}running-sum.html?embed=1&view=state")
     wait_ready(page)
-    page.wait_for_timeout(500)
+    # rendered alone first; the rest of the page joins after it, hidden
+    page.wait_for_function("window.labTimings.joined", timeout=10_000)
+    page.wait_for_timeout(300)
     titles = [f["title"] for f in page.evaluate(LAYOUT_JS)["figs"]]
     assert "State S (after token t)" in titles and not any(t and t.startswith("Tokens") for t in titles)
+    built = page.evaluate("[...labPlayer.doc.all_models].filter((m) => 'renderers' in m && 'toolbar' in m)"
+                          ".map((m) => { const v = labViewOf(m); return !!(v && v.el && v.el.isConnected); })")
+    assert len(built) == 8 and all(built), built
     assert page.locator("#tp-step").is_visible()
     shot(page, "running-sum-embed-view-state")
+    # the settings unfold beside the view
+    page.locator("#tp-settings").click()
+    page.wait_for_timeout(500)
+    assert page.locator("#lab-app .noUi-handle").first.is_visible()
+    titles = [f["title"] for f in page.evaluate(LAYOUT_JS)["figs"]]
+    assert "State S (after token t)" in titles and not any(t and t.startswith("Tokens") for t in titles)
 
 
 def test_print_shows_no_controls_and_the_link(context, server):
