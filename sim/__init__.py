@@ -8,9 +8,25 @@ o_t = S_tᵀ q_t. See `sim.rules` for the glossary of symbols.
     s = sim.init_state("kda", 4, 4); s = sim.step("kda", s, q0, k0, v0, alpha=a0, beta=0.5).state
 """
 
-from . import cache, chunkwise, cost, parallel, random_features, recall, scenarios
+from . import (
+    cache,
+    chunkwise,
+    cost,
+    deltaproduct,
+    family,
+    log_linear,
+    more_rules,
+    parallel,
+    random_features,
+    recall,
+    rwkv,
+    scenarios,
+    selective_ssm,
+)
 from .chunkwise import CHUNKWISE_RULES, ChunkTrace, FormCosts, chunkwise_cost, run_chunkwise
+from .family import FRAME_RULES, FrameFactor, apply_frame, frame_parts
 from .features import FEATURE_MAPS, feature_map, l2_normalize
+from .more_rules import MORE_RULE_INFO, MORE_RULES
 from .random_features import (
     ApproximationError,
     approximation_error,
@@ -21,6 +37,7 @@ from .random_features import (
     softmax_weights_favor,
 )
 from .rules import RULE_INFO, RULES, RuleInfo, init_state, run, step
+from .selective_ssm import selective_scan
 from .state import State, Step, Trace
 from .validation import DivergenceError
 
@@ -31,4 +48,6 @@ __all__ = [
     "CHUNKWISE_RULES", "ChunkTrace", "FormCosts", "chunkwise_cost", "run_chunkwise", "chunkwise",
     "ApproximationError", "approximation_error", "draw_projection", "elu1_weights",
     "favor_features", "softmax_weights_exact", "softmax_weights_favor", "random_features",
+    "MORE_RULES", "MORE_RULE_INFO", "selective_scan", "FRAME_RULES", "FrameFactor", "apply_frame",
+    "frame_parts", "more_rules", "rwkv", "selective_ssm", "deltaproduct", "log_linear", "family",
 ]

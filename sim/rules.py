@@ -109,9 +109,20 @@ def _frozen(a: Array) -> Array:
     return a
 
 
+def _more_rules(rule: Any) -> Any:
+    """`sim.more_rules` if `rule` is one of its rules (RWKV-7, RWKV-6, Mamba-1, DeltaProduct,
+    log-linear), else None. Imported late: that module builds on this one."""
+    if not isinstance(rule, str) or rule in RULE_INFO or rule in ("softmax", "linear"):
+        return None
+    from . import more_rules
+    return more_rules if rule in more_rules.MORE_RULES else None
+
+
 def init_state(rule: str, d_k: int, d_v: int) -> State:
     """The empty memory of `rule`: S = 0 (d_k, d_v), plus z = 0 (d_k,) for linear attention;
     softmax attention starts with an empty KV cache, keys (0, d_k) and values (0, d_v)."""
+    if (more := _more_rules(rule)) is not None:
+        return more.init_state(rule, d_k, d_v)
     check.check_choice("rule", rule, RULES)
     d_k = check.check_positive_int("d_k", d_k)
     d_v = check.check_positive_int("d_v", d_v)
@@ -217,6 +228,8 @@ def step(rule: str, state: State, q: Any, k: Any, v: Any, **gates: Any) -> Step:
     (ValueError naming the token), and a computation that overflows raises DivergenceError
     naming the token; nothing non-finite is returned.
     """
+    if (more := _more_rules(rule)) is not None:
+        return more.step(rule, state, q, k, v, **gates)
     with np.errstate(over="ignore", invalid="ignore"):  # overflows are checked, not warned
         return _step(rule, state, q, k, v, gates)
 
@@ -288,6 +301,8 @@ def run(rule: str, q: Any, k: Any, v: Any, **params: Any) -> Trace:
     exceeds 1e150, a softmax score or a normalised read-out leaves float64. The token named is
     the one a sequence of `step` calls stops at; nothing non-finite is returned.
     """
+    if (more := _more_rules(rule)) is not None:
+        return more.run(rule, q, k, v, **params)
     with np.errstate(over="ignore", invalid="ignore"):  # overflows are checked, not warned
         return _run(rule, q, k, v, params)
 
