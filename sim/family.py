@@ -8,7 +8,7 @@ diagonal e^{g} is the decay; k vᵀ is the write. `frame_parts` returns the part
 so a page can show which part each rule uses:
 
     rule            e^{g} (decay)   a (reads)   b (writes)          written k, v
-    linear          1               0           0                   k, v
+    linear          1               0           0                   k, v (φ = identity)
     retnet          γ·1             0           0                   k, v
     mamba2          a_t·1           0           0                   k, v
     gla             α_t             0           0                   k, v

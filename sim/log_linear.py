@@ -127,8 +127,9 @@ def log_linear_token(levels: list[Array], counts: list[int], alpha: float, q: Ar
     return levels, total, output
 
 
-def _diverged(levels: list[Array]) -> bool:
-    return not all(check.state_norm_ok(S) for S in levels)
+def _diverged(levels: list[Array], total: Array) -> bool:
+    """‖S‖ above 1e150 (or non-finite) for the levels' sum or any level."""
+    return not (check.state_norm_ok(total) and all(check.state_norm_ok(S) for S in levels))
 
 
 def init_state(d_k: int, d_v: int) -> LevelState:
@@ -166,7 +167,7 @@ def step_log_linear(state: LevelState, q: Any, k: Any, v: Any, **gates: Any) -> 
     with np.errstate(over="ignore", invalid="ignore"):
         levels, total, output = log_linear_token(list(state.levels), counts, alpha, q, k, v,
                                                  weights)
-        if _diverged(levels) or not np.isfinite(output).all():
+        if _diverged(levels, total) or not np.isfinite(output).all():
             raise check.divergence(state.t, total)
     new = LevelState(S=_frozen(total), t=state.t + 1,
                      levels=tuple(_frozen(S) for S in levels), counts=tuple(counts))
@@ -202,7 +203,7 @@ def run_log_linear(q: Any, k: Any, v: Any, **params: Any) -> LevelTrace:
         for t in range(T):
             levels, total, outputs[t] = log_linear_token(levels, counts, alphas[t], Q[t], K[t],
                                                          V[t], weights[t])
-            if _diverged(levels) or not np.isfinite(outputs[t]).all():
+            if _diverged(levels, total) or not np.isfinite(outputs[t]).all():
                 raise check.divergence(t, total)
             if states is not None and all_levels is not None and all_counts is not None:
                 states[t] = total

@@ -20,6 +20,15 @@ opts in to them by name from `MORE_RULES`.
 Every one but log_linear also takes initial_state (d_k, d_v); all take keep_states.
 `step` takes one token's slice of the same (deltaproduct: k (n_h, d_k), v (n_h, d_v), beta
 (n_h,); log_linear: level_weights (L,) with at least bit_length(t) + 1 entries at token t).
+
+Also: `sim.selective_scan` (Mamba-1 with Mamba's own names and shapes), `sim.family` (the one
+DPLR frame of the delta rules), parallel and chunkwise forms `sim.log_linear.run_parallel`,
+`sim.log_linear.run_chunkwise` and `sim.deltaproduct.run_chunkwise` (through
+`sim.chunkwise.run_chunkwise("gated_deltanet", ...)` on the interleaved sub-steps). No chunkwise
+form for rwkv7 (its erase reads with κ̂ and writes with β ⊙ κ̂, a ≠ b: it needs the DPLR
+chunk form, not the delta rule's UT transform that sim.chunkwise has), rwkv6 (its read of
+S_{t−1} shifts the decay by a token: masks sim.chunkwise does not have) or mamba1 (a gate per
+cell of S, not per key row: one GLA per value column).
 """
 
 from __future__ import annotations

@@ -115,3 +115,32 @@ def test_sim_entry_points_reach_the_more_rules() -> None:
         sim.more_rules.run("rwkv8", q, k, v)
     with pytest.raises(ValueError, match=r"^rule: unknown value a list of shape \(1,\)"):
         sim.run(["rwkv7"], q, k, v)
+
+
+def _growing(rule: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+    """Inputs whose state passes ‖S‖ = 1e150 after some tokens (nothing decays)."""
+    T = 80
+    q = np.ones((T, 2))
+    big = np.full((T, 2), 1e74)  # each write k vᵀ has norm 2e148: ‖S‖ > 1e150 at token 50
+    if rule == "deltaproduct":  # β‖k‖² = 18 > 2: every sub-step overshoots
+        rng = np.random.default_rng(0)
+        k = 3.0 * sim.l2_normalize(rng.standard_normal((T * 2, 2))).reshape(T, 2, 2)
+        return q, k, rng.standard_normal((T, 2, 2)), {"alpha": 1.0, "beta": 2.0}
+    gates = {"rwkv7": {"alpha": 1.0, "beta": 0.0}, "rwkv6": {"alpha": 1.0, "bonus": 0.0},
+             "mamba1": {"alpha": 1.0}, "log_linear": {"alpha": 1.0}}[rule]
+    return q, big, big, gates
+
+
+@pytest.mark.parametrize("rule", sim.MORE_RULES)
+def test_divergence_names_the_same_token_in_run_and_step(rule: str) -> None:
+    q, k, v, gates = _growing(rule)
+    with pytest.raises(sim.DivergenceError) as ran:
+        sim.run(rule, q, k, v, **gates)
+    state = sim.init_state(rule, 2, 2)
+    with pytest.raises(sim.DivergenceError) as stepped:
+        for t in range(q.shape[0]):
+            per_token = {n: (x if np.ndim(x) == 0 else x[t]) for n, x in gates.items()}
+            state = sim.step(rule, state, q[t], k[t], v[t], **per_token).state
+    assert 0 < ran.value.token == stepped.value.token < q.shape[0]
+    if rule != "deltaproduct":
+        assert ran.value.token == 50
