@@ -79,7 +79,10 @@ def test_recurrent_equals_the_parallel_form(T: int, seed: int) -> None:
     np.testing.assert_allclose(trace.outputs, reference, rtol=1e-11, atol=1e-12)
     np.testing.assert_allclose(log_linear.run_parallel(q, k, v, **p), reference, rtol=1e-11,
                                atol=1e-12)
-    assert np.array_equal(log_linear.fenwick_levels(T) >= 0, np.tril(np.ones((T, T), bool)))
+    level = log_linear.fenwick_levels(T)  # bit_length(t XOR s) is FLA's mask index
+    masks = _fla_level_masks(T, log_linear.n_levels(T))
+    assert np.array_equal(masks.any(axis=0), level >= 0)
+    assert np.array_equal(np.where(level >= 0, masks.argmax(axis=0), -1), level)
 
 
 def test_levels_hold_the_fenwick_buckets() -> None:
