@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import math
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
@@ -109,7 +110,10 @@ class Mixer:
     conv_kernel: int | None = None
 
     def kv_bytes_per_token(self, kv_bytes: int = 2, expanded: bool = False) -> int:
-        """Bytes one token adds to this mixer's cache (batch 1)."""
+        """Bytes one token adds to this mixer's cache (batch 1); kv_bytes per element, 1 to 8."""
+        if kv_bytes not in (1, 2, 4, 8) or isinstance(kv_bytes, bool):
+            raise ValueError(f"kv_bytes: expected 1, 2, 4 or 8 bytes per element, got "
+                             f"{describe_value(kv_bytes)}")
         if self.kind == "attention":
             return 2 * self.kv_heads * self.head_dim * kv_bytes
         if self.kind == "mla":
@@ -121,7 +125,12 @@ class Mixer:
     def cached_tokens(self, tokens: Any, block_tokens: int | None = None) -> Any:
         """Tokens held: all of them, or at most the window for sliding-window attention; with
         `block_tokens` B, rounded up to whole blocks of B (what a paged engine allocates).
-        An int in, an exact int out; an int64 array in, an array out."""
+        An int in, an exact int out; an int64 array in, an array out (each checked: 0 to
+        MAX_TOKENS, at most MAX_POINTS of them; block_tokens 1 to MAX_DIM)."""
+        return self._held(_tokens(tokens), _block(block_tokens))
+
+    def _held(self, tokens: Any, block_tokens: int | None = None) -> Any:
+        """`cached_tokens` for checked arguments (the per-group inner loop)."""
         held = tokens
         if self.window is not None:
             held = (np.minimum(tokens, self.window) if isinstance(tokens, np.ndarray)
@@ -324,6 +333,8 @@ def parse_model_text(text: str | bytes, source: str | None = None) -> Model:
 
 def model_to_dict(model: Model) -> dict[str, Any]:
     """The compact JSON form (entries with counts); `load_model` reads it back."""
+    if not isinstance(model, Model):
+        raise ValueError(f"model: expected a sim.cache.Model, got {describe_value(model)}")
     entries = []
     for entry in model.entries:
         compact = {key: value for key, value in entry.items()
@@ -334,6 +345,9 @@ def model_to_dict(model: Model) -> dict[str, Any]:
 
 
 def model_to_json(model: Model, indent: int | None = 2) -> str:
+    """The compact JSON form as text; indent None (one line) or 0 to 16 spaces."""
+    if indent is not None:
+        indent = _integer("indent", indent, 0, 16)
     return json.dumps(model_to_dict(model), indent=indent, ensure_ascii=False)
 
 
@@ -415,7 +429,7 @@ def _group_kv(group: MixerGroup, tokens: Any, batch: int, element: int, expanded
     per_token = group.mixer.kv_bytes_per_token(element, expanded)
     if not per_token:
         return 0
-    return per_token * batch * group.mixer.cached_tokens(tokens, block_tokens)
+    return per_token * batch * group.mixer._held(tokens, block_tokens)
 
 
 def _kv_total(groups: tuple[MixerGroup, ...], tokens: int, batch: int, element: int,
@@ -599,8 +613,21 @@ def cache_report(model: Any, tokens: int, batch: int = 1, kv_dtype: str = "bf16"
     }
 
 
-def format_bytes(n: float) -> str:
-    """Binary units for people: 4294967296 → "4 GiB", 131072 → "128 KiB"."""
+def format_bytes(n: Any) -> str:
+    """Binary units for people: 4294967296 → "4 GiB", 131072 → "128 KiB".
+
+    `n` is a real number of bytes (an int, a float or a numpy scalar, not bool) of at most
+    2^1024 in size; None, text, complex numbers, NaN and infinities are refused by name."""
+    if isinstance(n, np.generic) and not isinstance(n, (np.bool_, np.complexfloating)):
+        n = n.item()
+    if isinstance(n, bool) or not isinstance(n, (int, float)):
+        raise TypeError(f"format_bytes: n must be a real number of bytes, got "
+                        f"{describe_value(n) if not isinstance(n, complex) else 'a complex number'}")
+    if isinstance(n, int) and n.bit_length() > 1000:
+        raise ValueError(f"format_bytes: n = {describe_value(n)} is out of range; accepted: "
+                         "a number of bytes below 2^1000")
+    if isinstance(n, float) and not math.isfinite(n):
+        raise ValueError(f"format_bytes: n must be a finite number of bytes, got {n!r}")
     for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if abs(n) >= size:
             return f"{n / size:.4g} {unit}"

@@ -31,6 +31,8 @@ MAX_DEPTH = 32  # a model description nests 4 deep, a config.json 3–5 (text_co
 MAX_NUMBER_DIGITS = 40  # more than any size needs (2^53 has 16 digits)
 MAX_FLOAT_CHARS = 100  # a float written longer is not converted either
 MAX_QUOTE_CHARS = 40  # how much of a user's string a message repeats
+MAX_SCAN_CHARS = 2**24  # the longest text printable/escape_unprintable/nesting_depth will scan
+MAX_LIMIT = 1_000_000  # the largest `limit` a caller may ask of quote/escape_unprintable/check_text
 
 # Unicode categories removed from anything echoed back: controls (ESC, CR, LF, DEL…), format
 # characters (bidi overrides that reorder a line), lone surrogates, line/paragraph separators.
@@ -55,8 +57,27 @@ class LongNumber:
         return f"a number written with {self.chars:,} characters ({self.start}…)"
 
 
+def _scannable(name: str, text: Any) -> str:
+    """A str of at most MAX_SCAN_CHARS characters, else a ValueError naming `name`."""
+    if not isinstance(text, str):
+        raise ValueError(f"{name}: expected a string, got {describe_value(text)}")
+    if len(text) > MAX_SCAN_CHARS:
+        raise ValueError(f"{name}: {len(text):,} characters is too long; accepted: at most "
+                         f"{MAX_SCAN_CHARS:,}")
+    return text
+
+
+def _limit(name: str, value: Any, low: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= MAX_LIMIT:
+        raise ValueError(f"{name}: expected an integer from {low} to {MAX_LIMIT:,}, got "
+                         f"{describe_value(value)}")
+    return value
+
+
 def printable(text: str) -> str:
-    """`text` without control, format and separator characters (ESC, bidi overrides, newlines)."""
+    """`text` without control, format and separator characters (ESC, bidi overrides, newlines).
+    At most MAX_SCAN_CHARS characters (a ValueError otherwise)."""
+    text = _scannable("text", text)
     if text.isprintable():
         return text
     return "".join(c for c in text if unicodedata.category(c) not in _UNPRINTABLE)
@@ -64,7 +85,10 @@ def printable(text: str) -> str:
 
 def escape_unprintable(text: str, limit: int = 500) -> str:
     """`text` for a terminal: control, format and separator characters shown as escapes
-    (ESC → \\x1b, U+202E → \\u202e), at most `limit` characters."""
+    (ESC → \\x1b, U+202E → \\u202e), at most `limit` (1 to MAX_LIMIT) characters."""
+    if not isinstance(text, str):
+        raise ValueError(f"text: expected a string, got {describe_value(text)}")
+    limit = _limit("limit", limit)
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     if text.isprintable():
@@ -75,7 +99,9 @@ def escape_unprintable(text: str, limit: int = 500) -> str:
 
 
 def quote(text: Any, limit: int = MAX_QUOTE_CHARS) -> str:
-    """A user's string for a message: printable, at most `limit` characters, in single quotes."""
+    """A user's string for a message: printable, at most `limit` characters (2 to MAX_LIMIT),
+    in single quotes."""
+    limit = _limit("limit", limit, 2)
     if not isinstance(text, str):
         return describe_value(text)
     shown = printable(text[: limit * 4])  # never scan more than a few times what is shown
@@ -118,6 +144,11 @@ def key_path(path: str, key: Any) -> str:
 
 def check_int(path: str, value: Any, low: int, high: int) -> int:
     """An integer (not bool, not float) in [low, high]; the message names path, value, range."""
+    if not isinstance(path, str) or len(path) > MAX_LIMIT:
+        raise ValueError(f"path: expected a field name, got {describe_value(path)}")
+    if any(isinstance(b, bool) or not isinstance(b, int) for b in (low, high)) or low > high:
+        raise ValueError(f"low, high: expected integers with low ≤ high, got "
+                         f"{describe_value(low)}, {describe_value(high)}")
     accepted = f"{low:,} to {high:,}"
     if isinstance(value, LongNumber):
         raise ValueError(f"{path}: {describe_value(value)} is out of range; accepted: {accepted}")
@@ -136,6 +167,7 @@ def check_int(path: str, value: Any, low: int, high: int) -> int:
 
 def check_text(path: str, value: Any, limit: int, *, empty: bool = False) -> str:
     """A string of at most `limit` characters that is valid Unicode (no lone surrogates)."""
+    limit = _limit("limit", limit, 0)
     if not isinstance(value, str) or (not value and not empty):
         raise ValueError(f"{path}: expected a {'' if empty else 'non-empty '}string, "
                          f"got {describe_value(value)}")
@@ -178,7 +210,9 @@ def nesting_depth(text: str, limit: int = MAX_DEPTH, what: str = "config") -> in
     """Deepest nesting of [ ] and { } outside strings; stops and raises past `limit`.
 
     One pass over the special characters only (no regex over whole strings, which can take
-    quadratic time on unterminated ones)."""
+    quadratic time on unterminated ones). At most MAX_SCAN_CHARS characters."""
+    text = _scannable(what if isinstance(what, str) else "text", text)
+    limit = _limit("limit", limit)
     depth = deepest = 0
     in_string = False
     skip = -1

@@ -49,7 +49,7 @@ def test_report_names_used_derived_defaulted_and_ignored_fields() -> None:
 
 @pytest.mark.parametrize("change, message", [
     ({"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"]},
-     r"^model_type: unknown architecture 'gpt2'; recognised: falcon_h1"),
+     r"^model_type: unknown architecture 'gpt2'; recognised: deepseek_v3, falcon_h1"),
     ({"num_key_value_heads": 2**40}, r"^num_key_value_heads: 1099511627776 is too large"),
     ({"attn_layer_period": None}, r"^attn_layer_period: missing"),
     ({"sliding_window": 4096}, r"^sliding_window: 4096 is not interpreted for jamba"),
