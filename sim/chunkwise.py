@@ -47,16 +47,19 @@ output is divided by φ(q_t)·z_t = φ(q_t)·z_[c] + Σ_{s≤t} A_ts.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from . import validation as check
+from .decayed_attention import decayed_write
+from .delta_rule import delta_write
 from .features import FEATURE_MAPS, apply_feature_map
-from .parallel import decayed_scores
-from .rules import RULE_INFO
+from .linear_attention import linear_read, linear_write
+from .parallel import _decayed_scores as decayed_scores
+from .parallel import forward_substitution
+from .rules import RULE_INFO, _run_decays
 
 Array = np.ndarray
 
@@ -117,20 +120,14 @@ class ChunkTrace:
         return slice(int(self.starts[c]), int(self.starts[c + 1]))
 
 
-def _log_decays(rule: str, params: dict[str, Any], T: int, d_k: int) -> Array:
-    """log α (T, d_k) for every rule: zeros where the rule does not decay."""
-    info = RULE_INFO[rule]
-    if rule == "retnet":
-        gamma = check.check_float("gamma", params["gamma"], 0.0, 1.0, low_open=True,
-                                  accepted="(0, 1]")
-        return np.full((T, d_k), math.log(gamma))
-    if info.alpha_shape == "scalar":
-        alpha = check.check_unit_interval_gate("alpha", params["alpha"], (T,), "(T,)")
-        return np.repeat(np.log(alpha)[:, None], d_k, axis=1)  # one decay for every channel
-    if info.alpha_shape == "channel":
-        return np.log(check.check_unit_interval_gate("alpha", params["alpha"], (T, d_k),
-                                                     "(T, d_k)"))
-    return np.zeros((T, d_k))
+def _log_decays(rule: str, decays: list[Any], T: int, d_k: int) -> Array:
+    """log α (T, d_k) for every rule from the per-token decays `sim.run` uses (float, (d_k,)
+    row or None): zeros where the rule does not decay."""
+    if rule in ("linear", "deltanet"):
+        return np.zeros((T, d_k))
+    if RULE_INFO[rule].alpha_shape == "channel":
+        return np.log(np.array(decays))  # (T, d_k)
+    return np.repeat(np.log(np.array(decays, dtype=float))[:, None], d_k, axis=1)
 
 
 def _chunk_decays(log_a: Array) -> tuple[Array, Array]:
@@ -143,6 +140,37 @@ def _chunk_decays(log_a: Array) -> tuple[Array, Array]:
     return G, np.exp(after)
 
 
+def _replay(rule: str, t0: int, t1: int, S: Array, z: Array, Q: Array, K: Array, V: Array,
+            decays: list[Any], beta: Array | None, normalize: bool) -> None:
+    """Tokens t0 … t1 − 1 by the recurrence, with `sim.run`'s own kernels and checks, from the
+    carried S_[c] (and z_[c]): raises the DivergenceError (or ValueError) `sim.run` raises
+    there, naming the same token. Q, K are already feature-mapped."""
+    for t in range(t0, t1):
+        if rule == "linear":
+            S, z = linear_write(S, z, K[t], V[t])
+            if not check.state_norm_ok(S):
+                raise check.divergence(t, S)
+            linear_read(S, z, Q[t], normalize, t)
+        elif beta is not None:
+            S = delta_write(S, decays[t], K[t], V[t], float(beta[t]))[0]
+            if not check.state_norm_ok(S):
+                raise check.divergence(t, S, K[t], float(beta[t]))
+        else:
+            S = decayed_write(S, decays[t], K[t], V[t])
+            if not check.state_norm_ok(S):
+                raise check.divergence(t, S)
+
+
+def _sound(pieces: list[Array], S_next: Array, normalizers: Array | None) -> bool:
+    """A chunk's pieces (the last two its inter and intra parts) all finite, its carried state
+    within the divergence bound, and its normalised outputs (when normalised) defined."""
+    ok = all(np.isfinite(p).all() for p in pieces) and check.state_norm_ok(S_next)
+    if ok and normalizers is not None:
+        ok = bool(np.all(normalizers != 0.0) and np.isfinite(normalizers).all()
+                  and np.isfinite((pieces[-2] + pieces[-1]) / normalizers[:, None]).all())
+    return ok
+
+
 def run_chunkwise(rule: str, q: Any, k: Any, v: Any, *, chunk_size: int,
                   **params: Any) -> ChunkTrace:
     """Run `rule` chunk by chunk: q, k (T, d_k), v (T, d_v), chunks of `chunk_size` tokens.
@@ -153,7 +181,23 @@ def run_chunkwise(rule: str, q: Any, k: Any, v: Any, *, chunk_size: int,
     kda (alpha (T, d_k), beta (T,)); initial_state (d_k, d_v) for all; keep_states is accepted
     and ignored (only the chunk boundaries are kept). Any C ≥ 1 works, including C ≥ T (one
     chunk) and C not dividing T (a shorter last chunk). Returns a `ChunkTrace`.
+
+    Held to `sim.run`: the same checks on the inputs (ValueError naming the argument), the same
+    outputs at every β‖k‖² (the delta rules' written values come from a forward substitution of
+    (I + L) U = diag(β)(V − (Γ ∘ K) S_[c]) row by row, the order of the recurrence, which stays
+    accurate where a transition I − β k kᵀ expands, β‖k‖² > 2; the UT transform formed first and
+    applied to V and Γ ∘ K separately loses every digit there at C = 64), and the same
+    DivergenceError naming the same token: a chunk whose state might pass 1e150 at any of its
+    tokens (bounded by ‖S_[c]‖ + Σ_s ‖k_s‖‖x_s‖) is replayed token by token with `sim.run`'s own
+    kernels. Sizes: min(C, T)²·d_k numbers per chunk's decay products and the (⌈T/C⌉ + 1) boundary
+    states at most 2^27 numbers.
     """
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # checked, not warned
+        return _run_chunkwise(rule, q, k, v, chunk_size, params)
+
+
+def _run_chunkwise(rule: str, q: Any, k: Any, v: Any, chunk_size: Any,
+                   params: dict[str, Any]) -> ChunkTrace:
     check.check_choice("rule", rule, CHUNKWISE_RULES)
     info = RULE_INFO[rule]
     check.check_params(rule, params, info.options, info.gates)
@@ -163,9 +207,20 @@ def run_chunkwise(rule: str, q: Any, k: Any, v: Any, *, chunk_size: int,
     K = check.check_array("k", k, (T, d_k), "(T, d_k)")
     V = check.check_array("v", v, (T, None), "(T, d_v)")
     d_v = V.shape[1]
+    check.check_input_sizes(Q, K, V)
+    n = min(C, T)
+    check.check_run_size(T, d_k, d_v, keep_states=False)
+    check.check_budget("chunk_size", n * n * d_k, check.MAX_NUMBERS,
+                       f"one chunk's decay products (min(C, T)² · d_k = {n:,}² · {d_k:,})")
+    check.check_budget("chunk_size", n * n * (d_k + d_v) * -(-T // n), check.MAX_WORK,
+                       "the multiply-adds of the chunks' matrices")
+    check.check_budget("chunk_size", (-(-T // C) + 1) * d_k * d_v, check.MAX_NUMBERS,
+                       "the numbers of the boundary states ((⌈T/C⌉ + 1) · d_k · d_v)")
     S = np.zeros((d_k, d_v))
     if params.get("initial_state") is not None:
-        S = check.check_array("initial_state", params["initial_state"], (d_k, d_v), "(d_k, d_v)")
+        S = check.check_start("initial_state", check.check_array(
+            "initial_state", params["initial_state"], (d_k, d_v), "(d_k, d_v)"),
+            check.DIVERGENCE_NORM)
 
     linear = rule == "linear"
     delta = rule in _DELTA_RULES
@@ -177,10 +232,13 @@ def run_chunkwise(rule: str, q: Any, k: Any, v: Any, *, chunk_size: int,
         normalize = params.get("normalize", False)
         if not isinstance(normalize, (bool, np.bool_)):
             raise ValueError(f"normalize: expected True or False, got {check.describe(normalize)}")
+        normalize = bool(normalize)
         if params.get("initial_z") is not None:
-            z = check.check_array("initial_z", params["initial_z"], (d_k,), "(d_k,)")
+            z = check.check_start("initial_z", check.check_array(
+                "initial_z", params["initial_z"], (d_k,), "(d_k,)"), check.DIVERGENCE_NORM)
         Q, K = apply_feature_map(name, Q), apply_feature_map(name, K)
-    log_a = _log_decays(rule, params, T, d_k)  # (T, d_k)
+    decays = _run_decays(rule, info, params, T, d_k)  # per token, as sim.run takes them
+    log_a = _log_decays(rule, decays, T, d_k)  # (T, d_k)
     beta = check.check_beta("beta", params["beta"], (T,), "(T,)") if delta else None
 
     starts = np.append(np.arange(0, T, C), T)  # (n_chunks + 1,)
@@ -196,6 +254,7 @@ def run_chunkwise(rule: str, q: Any, k: Any, v: Any, *, chunk_size: int,
     transforms: list[Array] = []
     if zs is not None:
         zs[0] = z
+    key_norms = np.linalg.norm(K, axis=1)  # (T,) for the bound on every token's state
 
     for c in range(n_chunks):
         t0, t1 = int(starts[c]), int(starts[c + 1])
@@ -203,22 +262,37 @@ def run_chunkwise(rule: str, q: Any, k: Any, v: Any, *, chunk_size: int,
         G, R = _chunk_decays(la)  # (n, d_k) each
         A = decayed_scores(Qc, Kc, la)  # (n, n), lower with diagonal
         X = Vc  # (n, d_v) what the chunk writes
+        pieces = [A]
         if delta:
             assert beta is not None and w is not None and u is not None and written is not None
             bc = beta[t0:t1]  # (n,)
             L = bc[:, None] * np.tril(decayed_scores(Kc, Kc, la), k=-1)  # (n, n) strictly lower
-            T_ut = np.linalg.solve(np.eye(t1 - t0) + L, np.diag(bc))  # (n, n) UT transform
+            T_ut = forward_substitution(L, np.diag(bc))  # (n, n) UT transform (I + L)⁻¹ diag(β)
             w[t0:t1] = T_ut @ (G * Kc)  # (n, d_k)
             u[t0:t1] = T_ut @ Vc  # (n, d_v)
-            X = written[t0:t1] = u[t0:t1] - w[t0:t1] @ S  # (n, d_v)
+            # The written values from the right-hand side itself, row by row: u − w S_[c] in
+            # exact arithmetic, without the cancellation of two large products.
+            X = written[t0:t1] = forward_substitution(L, bc[:, None] * (Vc - (G * Kc) @ S))
             transforms.append(T_ut)
+            pieces += [T_ut, w[t0:t1], u[t0:t1], X]
         inter[t0:t1] = (G * Qc) @ S
         intra[t0:t1] = A @ X
+        pieces += [inter[t0:t1], intra[t0:t1]]
         if normalizers is not None:
             normalizers[t0:t1] = Qc @ z + A.sum(axis=1)
-        S = G[-1][:, None] * S + (R * Kc).T @ X  # (d_k, d_v)
-        if not check.state_norm_ok(S):
-            raise check.divergence(t1 - 1, S)
+        S_next = G[-1][:, None] * S + (R * Kc).T @ X  # (d_k, d_v)
+        # ‖S_t‖ ≤ ‖S_[c]‖ + Σ_{s≤t} ‖k_s‖‖x_s‖ for every token of the chunk (decays are ≤ 1)
+        bound = float(np.sqrt(np.sum(S * S))) + float(key_norms[t0:t1] @ np.linalg.norm(X, axis=1))
+        norm_c = normalizers[t0:t1] if normalizers is not None else None
+        if not (bound <= check.DIVERGENCE_NORM and _sound(pieces, S_next, norm_c)):
+            # near the limit: the recurrence decides, token by token, as sim.run would
+            _replay(rule, t0, t1, S, z, Q, K, V, decays, beta, normalize)
+            if not _sound(pieces, S_next, norm_c):
+                raise check.DivergenceError(
+                    f"chunk_size: the chunkwise form overflowed at token t={t0} (chunk {c}, "
+                    f"tokens {t0}–{t1 - 1}): its in-chunk matrices leave float64 though the "
+                    "recurrence stays finite; use a smaller chunk_size", t0)
+        S = S_next
         states[c + 1] = S
         if zs is not None:
             z = z + Kc.sum(axis=0)
@@ -227,12 +301,6 @@ def run_chunkwise(rule: str, q: Any, k: Any, v: Any, *, chunk_size: int,
 
     outputs = inter + intra
     if normalizers is not None:
-        zero = np.flatnonzero(normalizers == 0.0)
-        if zero.size:
-            raise ValueError(
-                f"normalize: φ(q)·z = 0 at token t={int(zero[0])}, so the normalised output is "
-                "undefined; use feature_map='elu+1' (positive features) or normalize=False"
-            )
         outputs = outputs / normalizers[:, None]
     return ChunkTrace(rule, C, starts, outputs, inter, intra, states, tuple(scores),
                       boundary_z=zs, normalizers=normalizers, w=w, u=u, written=written,

@@ -124,8 +124,7 @@ def init_state(rule: str, d_k: int, d_v: int) -> State:
     if (more := _more_rules(rule)) is not None:
         return more.init_state(rule, d_k, d_v)
     check.check_choice("rule", rule, RULES)
-    d_k = check.check_positive_int("d_k", d_k)
-    d_v = check.check_positive_int("d_v", d_v)
+    d_k, d_v = check.check_state_dims(d_k, d_v)
     if rule == "softmax":
         return State(keys=_frozen(np.zeros((0, d_k))), values=_frozen(np.zeros((0, d_v))))
     z = _frozen(np.zeros(d_k)) if rule == "linear" else None
@@ -320,6 +319,7 @@ def _run(rule: str, q: Any, k: Any, v: Any, params: dict[str, Any]) -> Trace:
     keep_states = params.get("keep_states", True)
     if not isinstance(keep_states, (bool, np.bool_)):
         raise ValueError(f"keep_states: expected True or False, got {check.describe(keep_states)}")
+    check.check_run_size(T, d_k, d_v, bool(keep_states), softmax=rule == "softmax")
     if rule == "softmax":
         return _run_softmax(Q, K, V, params.get("scale"), bool(keep_states))
 

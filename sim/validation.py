@@ -25,6 +25,18 @@ DIVERGENCE_NORM = 1e150
 # Every entry of q, k, v at most this in size, in `run` and `step` alike: products of two such
 # numbers (1e300) and of one with a bounded state stay finite, so every output is finite.
 MAX_INPUT = 1e150
+# What one call may do, refused before any work (a ValueError naming the argument, never a
+# MemoryError or a run of minutes). Numbers one call allocates: 2^27 float64 = 1 GiB, room for
+# bench/steps.py's kept states (4,096 tokens × 128 × 128 = 2^26).
+MAX_NUMBERS = 2**27
+# Multiply-adds one call may do: about a few seconds of numpy on one core.
+MAX_WORK = 2**32
+# Tokens (or seeds, or sizes) one call walks through in a Python loop: a few seconds at most.
+MAX_TOKENS = 2**20
+# A d × d orthonormal basis comes from a QR decomposition, O(d³): d up to 2,048 (about a second).
+MAX_BASIS = 2**11
+# Seeds: numpy's generators take any integer ≥ 0; int64 is more than any page needs.
+MAX_SEED = 2**63 - 1
 
 
 class DivergenceError(ValueError):
@@ -67,18 +79,37 @@ def check_choice(name: str, value: Any, accepted: Iterable[str]) -> str:
     return value
 
 
-def check_positive_int(name: str, value: Any) -> int:
-    """A count or size: an int (not bool) ≥ 1."""
+def check_positive_int(name: str, value: Any, high: int | None = None) -> int:
+    """A count or size: an int (not bool) ≥ 1, and at most `high` when given."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name}: expected a positive integer (1, 2, ...), got {describe(value)}")
+        upto = "" if high is None else f" up to {high:,}"
+        raise ValueError(f"{name}: expected a positive integer (1, 2, ...){upto}, got "
+                         f"{describe(value)}")
+    if high is not None and value > high:
+        raise ValueError(f"{name}: {describe(int(value))} is too large; accepted: 1 to {high:,}")
     return int(value)
 
 
-def check_nonnegative_int(name: str, value: Any) -> int:
-    """An index or offset: an int (not bool) ≥ 0."""
+def check_nonnegative_int(name: str, value: Any, high: int | None = None) -> int:
+    """An index or offset: an int (not bool) ≥ 0, and at most `high` when given."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
         raise ValueError(f"{name}: expected an integer ≥ 0, got {describe(value)}")
+    if high is not None and value > high:
+        raise ValueError(f"{name}: {describe(int(value))} is too large; accepted: 0 to {high:,}")
     return int(value)
+
+
+def check_seed(name: str, value: Any) -> int:
+    """A seed for numpy's default_rng: an integer from 0 to 2^63 − 1."""
+    return check_nonnegative_int(name, value, MAX_SEED)
+
+
+def check_budget(names: str, amount: int, limit: int, what: str) -> None:
+    """Refuse, before any work, a call whose size `amount` (numbers it would hold, or
+    multiply-adds it would do, as `what` says) is above `limit`. `names` are the arguments that
+    set it, e.g. ``d_k, d_v: the state would hold 10^12 numbers; accepted: at most 2^27``."""
+    if amount > limit:
+        raise ValueError(f"{names}: {what} would be {amount:,}; accepted: at most {limit:,}")
 
 
 def check_float(name: str, value: Any, low: float, high: float, *, low_open: bool,
@@ -86,20 +117,73 @@ def check_float(name: str, value: Any, low: float, high: float, *, low_open: boo
     """A finite real number within [low, high] (or (low, high] when `low_open`)."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise ValueError(f"{name}: expected a number in {accepted}, got {describe(value)}")
-    x = float(value)
+    try:
+        x = float(value)
+    except OverflowError:  # an int past float64's range
+        raise ValueError(f"{name}: expected a number in {accepted}, got {describe(value)}") from None
     below = x <= low if low_open else x < low
     if not math.isfinite(x) or below or x > high:
         raise ValueError(f"{name}: expected a number in {accepted}, got {x!r}")
     return x
 
 
+def check_state_dims(d_k: Any, d_v: Any) -> tuple[int, int]:
+    """d_k, d_v of a d_k × d_v state: positive integers with d_k·d_v ≤ MAX_NUMBERS."""
+    d_k = check_positive_int("d_k", d_k, MAX_NUMBERS)
+    d_v = check_positive_int("d_v", d_v, MAX_NUMBERS)
+    check_budget("d_k, d_v", d_k * d_v, MAX_NUMBERS, f"a {d_k:,} × {d_v:,} state's numbers")
+    return d_k, d_v
+
+
+def check_run_size(T: int, d_k: int, d_v: int, keep_states: bool, softmax: bool = False) -> None:
+    """A run over T tokens, checked before any work: T ≤ MAX_TOKENS tokens (a Python loop),
+    its multiply-adds ≤ MAX_WORK (T·d_k·d_v; softmax T²·(d_k + d_v)/2) and what it keeps
+    ≤ MAX_NUMBERS (the (T, d_k, d_v) states; softmax's (T, T) weights)."""
+    check_budget("q", T, MAX_TOKENS, "the number of tokens T")
+    work = T * (T + 1) // 2 * (d_k + d_v) if softmax else T * d_k * d_v
+    check_budget("q, k, v", work, MAX_WORK, f"the multiply-adds of a run of T = {T:,} tokens")
+    if keep_states:
+        kept = T * T if softmax else T * d_k * d_v
+        check_budget("keep_states", kept, MAX_NUMBERS,
+                     f"the numbers kept over T = {T:,} tokens (pass keep_states=False to keep "
+                     "only the final state)")
+
+
+_NOT_REAL = {"c": "complex numbers", "b": "booleans", "U": "text", "S": "bytes",
+             "V": "raw records", "M": "dates", "m": "time spans"}
+
+
 def as_float_array(name: str, x: Any) -> Array:
-    """Convert to a float64 array or explain why it cannot be one."""
+    """Convert to a float64 array or explain why it cannot be one.
+
+    Only real numbers are accepted: ints, floats (and arrays, lists of them). Complex values
+    (which numpy would cast to their real part with only a warning), booleans, text ("0.5"
+    would convert), bytes and None are refused by name. Infinities and NaN pass here; the
+    callers that need finite numbers check them (`check_finite`)."""
+    if isinstance(x, np.ndarray) and x.dtype == np.float64:
+        return x
+    if isinstance(x, (str, bytes)) or x is None:
+        raise ValueError(f"{name}: expected an array of real numbers, got {describe(x)}")
     try:
-        a = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError):
+        a = np.asarray(x)
+    except (TypeError, ValueError, OverflowError, RecursionError):
         raise ValueError(f"{name}: expected an array of real numbers, got {describe(x)}") from None
-    return a
+    kind = a.dtype.kind
+    if kind in _NOT_REAL:
+        raise ValueError(f"{name}: expected an array of real numbers, got {_NOT_REAL[kind]} "
+                         f"({describe(x)})")
+    if kind == "O":
+        for item in a.flat:  # a list mixing numbers with other things, or ints past float64
+            if isinstance(item, (bool, np.bool_)) or not isinstance(item, (int, float, np.integer,
+                                                                           np.floating)):
+                raise ValueError(f"{name}: expected an array of real numbers, got "
+                                 f"{describe(item)} in {describe(x)}")
+    try:
+        with np.errstate(over="raise", invalid="raise"):
+            return a.astype(np.float64)
+    except (TypeError, ValueError, OverflowError, FloatingPointError):
+        raise ValueError(f"{name}: expected an array of real numbers within float64's range "
+                         f"(|x| < 1.8e308), got {describe(x)}") from None
 
 
 def check_finite(name: str, a: Array) -> Array:
@@ -228,13 +312,19 @@ def check_start(name: str, a: Array, limit: float) -> Array:
 
 
 def step_scalar_gate(name: str, x: Any, low_open: bool, high: float) -> float:
-    """One token's scalar gate: a real number in (0, 1] (α, γ) or [0, 2] (β)."""
-    try:
+    """One token's scalar gate: a real number in (0, 1] (α, γ) or [0, 2] (β). Text ("0.5"),
+    booleans and complex numbers are refused (float() would take the first and numpy's
+    complex scalars would lose their imaginary part with only a warning)."""
+    if type(x) is float:  # the usual case, one comparison chain
+        g = x
+    elif isinstance(x, (int, np.integer, np.floating)) and not isinstance(x, bool):
         g = float(x)
-    except (TypeError, ValueError):
+    elif isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "iuf":
+        g = float(x)
+    else:
         g = math.nan
     ok = (0.0 < g if low_open else 0.0 <= g) and g <= high
-    if not ok or isinstance(x, bool):
+    if not ok:
         accepted = "(0, 1]" if low_open else f"[0, {high:g}]"
         raise ValueError(f"{name}: expected a number in {accepted}, got {describe(x)}")
     return g

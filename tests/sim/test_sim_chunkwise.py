@@ -165,7 +165,11 @@ def test_bad_input_names_the_argument() -> None:
         run_chunkwise("linear", q, k[:3], v, chunk_size=2)
     with pytest.raises(ValueError, match="normalize"):
         run_chunkwise("linear", q, np.zeros_like(k), v, chunk_size=2, normalize=True)
-    with pytest.raises(sim.DivergenceError), np.errstate(over="ignore"):
+    # inputs past 1e150 are refused by name, before any work, as sim.run refuses them
+    message = r"^v: expected every entry at most 1e150 in size, got .* at token t=0"
+    with pytest.raises(ValueError, match=message):
+        sim.run("linear", q, k, v * 1e200)
+    with pytest.raises(ValueError, match=message):
         run_chunkwise("linear", q, k, v * 1e200, chunk_size=2)
 
 
@@ -250,3 +254,81 @@ def test_cost_rejects_bad_sizes(bad: object) -> None:
         chunkwise_cost(16, bad, 4)
     with pytest.raises(ValueError, match="^T:"):
         chunkwise_cost(bad, 4, 4)
+
+
+# ---------------------------------------------------------------------------------------------
+# Expanding transitions (β‖k‖² > 2): the chunkwise form is held to the recurrence, whatever C.
+
+def _scaled_keys(T: int, d: int, norm: float, seed: int) -> tuple[np.ndarray, ...]:
+    rng = np.random.default_rng(seed)
+    q, v = rng.standard_normal((T, d)), rng.standard_normal((T, d))
+    return q, norm * sim.l2_normalize(rng.standard_normal((T, d))), v
+
+
+@pytest.mark.parametrize("C", [1, 4, 16, 64, 128])
+@pytest.mark.parametrize("T,d", [(64, 4), (128, 4), (200, 8)])
+def test_expanding_delta_rule_stays_exact_where_run_is_finite(T: int, d: int, C: int) -> None:
+    # ‖k‖ = 2, β = 1.5: β‖k‖² = 6, every write multiplies the keyed direction by −5. sim.run
+    # stays finite (‖o‖ reaches 1e20 … 1e46); the UT transform applied to V and Γ∘K apart lost
+    # every digit at C = 64 (relative error 0.12 … 1.3); the row-by-row solve keeps ~1e-14.
+    q, k, v = _scaled_keys(T, d, 2.0, T + d)
+    recurrent = sim.run("deltanet", q, k, v, beta=1.5)
+    assert np.abs(recurrent.outputs).max() > 1e19  # the regime that broke the old form
+    chunked = run_chunkwise("deltanet", q, k, v, chunk_size=C, beta=1.5)
+    scale = np.abs(recurrent.outputs).max()
+    np.testing.assert_allclose(chunked.outputs, recurrent.outputs, rtol=0, atol=1e-11 * scale)
+    np.testing.assert_allclose(chunked.written, 1.5 * recurrent.errors, rtol=0,
+                               atol=1e-11 * np.abs(recurrent.errors).max())
+    np.testing.assert_allclose(chunked.final_state, recurrent.final_state, rtol=0,
+                               atol=1e-11 * np.abs(recurrent.final_state).max())
+
+
+@pytest.mark.parametrize("rule", DELTA)
+@pytest.mark.parametrize("C", [1, 3, 16, 64, 200])
+def test_expanding_delta_rule_diverges_at_the_token_run_names(rule: str, C: int) -> None:
+    # ‖k‖ = 10, β = 2: β‖k‖² = 200. sim.run raises DivergenceError at a token (t = 84 for
+    # DeltaNet here, as in the issue); before, C = 64 returned finite wrong numbers and C = 16
+    # named a later token.
+    T, d = 200, 4
+    q, k, v = _scaled_keys(T, d, 10.0, 0)
+    params = {"beta": 2.0} | ({"alpha": 1.0} if rule != "deltanet" else {})
+    with pytest.raises(sim.DivergenceError) as run_error:
+        sim.run(rule, q, k, v, **params)
+    with pytest.raises(sim.DivergenceError) as chunk_error:
+        run_chunkwise(rule, q, k, v, chunk_size=C, **params)
+    assert chunk_error.value.token == run_error.value.token
+    assert str(chunk_error.value) == str(run_error.value)
+    if rule == "deltanet":
+        assert run_error.value.token == 84
+        assert "β‖k‖² = 200 > 2" in str(run_error.value)
+
+
+def test_a_state_that_passes_1e150_inside_a_chunk_is_caught_there() -> None:
+    # Token 1 writes 2e150 into row 0 (‖S‖ ≈ 2.8e150), token 2 (a unit key along row 0, β = 1,
+    # v = 0) erases the row again: the chunk's end state is small, but sim.run stops at t = 1,
+    # and so must every C.
+    k = np.array([[1.0, 0.0], [1.0, 0.0], [1.0, 0.0]])
+    q, v = np.ones((3, 2)), np.array([[1.0, 1.0], [1e150, 1e150], [0.0, 0.0]])
+    beta = np.array([1.0, 2.0, 1.0])
+    with pytest.raises(sim.DivergenceError) as run_error:
+        sim.run("deltanet", q, k, v, beta=beta)
+    assert run_error.value.token == 1
+    for C in (1, 2, 3):
+        with pytest.raises(sim.DivergenceError) as chunk_error:
+            run_chunkwise("deltanet", q, k, v, chunk_size=C, beta=beta)
+        assert chunk_error.value.token == 1
+
+
+@pytest.mark.parametrize("rule", ["linear", "retnet", "gla"])
+def test_other_rules_diverge_at_the_token_run_names(rule: str) -> None:
+    T, d = 40, 3
+    rng = np.random.default_rng(1)
+    q, k = rng.standard_normal((T, d)), rng.standard_normal((T, d))
+    v = rng.standard_normal((T, d)) * np.logspace(0, 149.9, T)[:, None]  # up to ~1e150
+    params = {"retnet": {"gamma": 1.0}, "gla": {"alpha": 1.0}}.get(rule, {})
+    with pytest.raises(sim.DivergenceError) as run_error:
+        sim.run(rule, q, k, v, **params)
+    for C in (1, 7, 40):
+        with pytest.raises(sim.DivergenceError) as chunk_error:
+            run_chunkwise(rule, q, k, v, chunk_size=C, **params)
+        assert chunk_error.value.token == run_error.value.token
