@@ -162,3 +162,86 @@ PRESET_CONFIGS: dict[str, dict[str, Any]] = {
         ],
     },
 }
+
+
+# The config.json fields behind each preset that the parameter count and the engines read
+# (sim.weights, sim.engines): the same values as tests/sim/hf_configs/<key>.json, which are
+# written from the published files named in each preset's source. `from_hf_config` of each
+# gives the preset's layers exactly (tests/sim/test_sim_weights.py checks it).
+PRESET_HF_CONFIGS: dict[str, dict[str, Any]] = {
+    "llama-3-8b": {
+        "model_type": "llama", "num_hidden_layers": 32, "hidden_size": 4096,
+        "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8,
+        "attention_bias": False, "vocab_size": 128256, "tie_word_embeddings": False,
+        "max_position_embeddings": 8192, "torch_dtype": "bfloat16"},
+    "mamba-2-2.7b": {
+        "d_model": 2560, "d_intermediate": 0, "n_layer": 64, "vocab_size": 50277,
+        "ssm_cfg": {"layer": "Mamba2"}, "attn_layer_idx": [], "pad_vocab_size_multiple": 16,
+        "tie_embeddings": True},
+    "jamba-v0.1": {
+        "model_type": "jamba", "num_hidden_layers": 32, "hidden_size": 4096,
+        "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8,
+        "attn_layer_offset": 4, "attn_layer_period": 8, "expert_layer_offset": 1,
+        "expert_layer_period": 2, "num_experts": 16, "num_experts_per_tok": 2,
+        "mamba_conv_bias": True, "mamba_d_conv": 4, "mamba_d_state": 16, "mamba_dt_rank": 256,
+        "mamba_expand": 2, "mamba_proj_bias": False, "vocab_size": 65536,
+        "tie_word_embeddings": False, "max_position_embeddings": 262144,
+        "torch_dtype": "bfloat16"},
+    "zamba2-2.7b": {
+        "model_type": "zamba2", "num_hidden_layers": 54, "hidden_size": 2560,
+        "intermediate_size": 10240, "num_attention_heads": 32, "num_key_value_heads": 32,
+        "hybrid_layer_ids": [6, 12, 18, 24, 30, 36, 42, 47, 51], "adapter_rank": 128,
+        "add_bias_linear": False, "mamba_d_conv": 4, "mamba_d_state": 64, "mamba_expand": 2,
+        "mamba_headdim": 64, "mamba_ngroups": 1, "n_mamba_heads": 80, "num_mem_blocks": 2,
+        "use_conv_bias": True, "use_shared_attention_adapter": False,
+        "use_shared_mlp_adapter": True, "vocab_size": 32000, "max_position_embeddings": 4096},
+    "recurrentgemma-2b": {
+        "model_type": "recurrent_gemma", "num_hidden_layers": 26, "hidden_size": 2560,
+        "intermediate_size": 15360, "num_attention_heads": 10, "num_key_value_heads": 1,
+        "head_dim": 256, "block_types": ["recurrent", "recurrent", "attention"],
+        "attention_window_size": 2048, "conv1d_width": 4, "lru_width": 2560,
+        "vocab_size": 256000, "torch_dtype": "float32"},
+    "qwen3-next-80b-a3b": {
+        "model_type": "qwen3_next", "num_hidden_layers": 48, "hidden_size": 2048,
+        "intermediate_size": 5120, "num_attention_heads": 16, "num_key_value_heads": 2,
+        "head_dim": 256, "full_attention_interval": 4, "linear_conv_kernel_dim": 4,
+        "linear_key_head_dim": 128, "linear_num_key_heads": 16, "linear_num_value_heads": 32,
+        "linear_value_head_dim": 128, "decoder_sparse_step": 1, "num_experts": 512,
+        "num_experts_per_tok": 10, "moe_intermediate_size": 512,
+        "shared_expert_intermediate_size": 512, "vocab_size": 151936,
+        "tie_word_embeddings": False, "max_position_embeddings": 262144,
+        "torch_dtype": "bfloat16"},
+    "kimi-linear-48b-a3b": {
+        "model_type": "kimi_linear", "num_hidden_layers": 27, "hidden_size": 2304,
+        "intermediate_size": 9216, "num_attention_heads": 32, "kv_lora_rank": 512,
+        "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+        "linear_attn_config": {"full_attn_layers": [4, 8, 12, 16, 20, 24, 27], "head_dim": 128,
+                               "num_heads": 32, "short_conv_kernel_size": 4},
+        "first_k_dense_replace": 1, "moe_layer_freq": 1, "num_experts": 256,
+        "num_experts_per_token": 8, "num_shared_experts": 1, "moe_intermediate_size": 1024,
+        "vocab_size": 163840, "tie_word_embeddings": False, "model_max_length": 1048576,
+        "torch_dtype": "bfloat16"},
+    "minimax-text-01": {
+        "model_type": "minimax_text_01", "num_hidden_layers": 80, "hidden_size": 6144,
+        "intermediate_size": 9216, "num_attention_heads": 64, "num_key_value_heads": 8,
+        "head_dim": 128, "attn_type_list": ([0] * 7 + [1]) * 10, "num_local_experts": 32,
+        "num_experts_per_tok": 2, "vocab_size": 200064, "tie_word_embeddings": False,
+        "max_position_embeddings": 10240000},
+    "nemotron-h-8b": {
+        "model_type": "nemotron_h", "num_hidden_layers": 52, "hidden_size": 4096,
+        "intermediate_size": 21504, "num_attention_heads": 32, "num_key_value_heads": 8,
+        "attention_head_dim": 128,
+        "hybrid_override_pattern": "M-M-M-M*-" + "M-M-M-M-M*-" * 3 + "M-M-M-M-M-",
+        "mamba_head_dim": 64, "mamba_num_heads": 128, "n_groups": 8, "ssm_state_size": 128,
+        "conv_kernel": 4, "use_bias": False, "use_conv_bias": True, "vocab_size": 131072,
+        "tie_word_embeddings": False, "max_position_embeddings": 8192,
+        "torch_dtype": "bfloat16"},
+    "falcon-h1-7b": {
+        "model_type": "falcon_h1", "num_hidden_layers": 44, "hidden_size": 3072,
+        "intermediate_size": 12288, "num_attention_heads": 12, "num_key_value_heads": 2,
+        "head_dim": 128, "attention_bias": False, "mamba_conv_bias": True, "mamba_d_conv": 4,
+        "mamba_d_head": 128, "mamba_d_ssm": 3072, "mamba_d_state": 256, "mamba_n_groups": 1,
+        "mamba_n_heads": 24, "mamba_proj_bias": False, "mamba_rms_norm": False,
+        "vocab_size": 130049, "tie_word_embeddings": False, "max_position_embeddings": 262144,
+        "torch_dtype": "bfloat16"},
+}

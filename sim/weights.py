@@ -1,0 +1,593 @@
+"""Parameters and weight bytes of a model, from its Hugging Face config.json.
+
+    count = parameter_count(config)          # a dict, JSON text or bytes
+    count.total, count.active, count.tensors # exact ints; one row per weight tensor shape
+    weight_bytes(count, "bf16")
+
+Every figure is the sum of the module shapes, listed as `Tensor` rows (name, shape, copies):
+the formulas of the Lab's engines notes (docs/engines.md §4, which equal `sum(p.numel())` of
+the transformers 5.24 modules for the preset families), written out tensor by tensor.
+Notation: H hidden_size, V vocab_size, I intermediate_size, nh / nkv attention / KV heads,
+hd head dim, E experts, k experts per token.
+
+    embedding      V·H, and the lm_head V·H again unless tie_word_embeddings
+    final norm     H;  RMSNorms 2H per layer unless the family says otherwise
+    GQA attention  q H·nh·hd, k and v H·nkv·hd each, o nh·hd·H (+ biases where the config has them)
+    SwiGLU MLP     gate and up H·I each, down I·H
+    MoE layer      router E·H, experts E·3·H·I_moe (+ a shared expert 3·H·I_sh)
+
+"Active" parameters (what one token uses): the total minus the unrouted experts,
+(E − k) experts in every MoE layer. `active` counts the embedding and the lm_head (the
+convention of Jamba's "12B active"); `active_without_embeddings` leaves both out (MiniMax's
+"45.9B activated"). Attention, recurrent mixers, routers, shared experts and norms all count.
+
+Weight bytes (`weight_bytes`): parameters × bytes per parameter, fp32 4, bf16/fp16 2, fp8 1;
+int4 is half a byte per parameter plus one bf16 scale (2 bytes) per group of 128 parameters
+(GPTQ/AWQ-style, group size 128, zero points not counted). Every tensor is taken at the same
+dtype (real checkpoints often keep embeddings and norms in bf16: a lower bound for fp8/int4).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .cache import Model
+from .hf_config import (
+    _head_dim,
+    _kv_heads,
+    _Reader,
+    from_hf_config,
+    parse_config,
+    recognise,
+    unwrap,
+)
+from .user_input import check_int, describe_value
+
+WEIGHT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int4")
+_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
+INT4_GROUP = 128  # parameters per bf16 scale in int4 weights
+MAX_PARAMETERS = 2**50  # ~10^15, far above any model (the largest today ~2·10^12)
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """One weight tensor shape, repeated in `copies` layers. `experts` (E, k) marks a stack of
+    E routed experts of which k are used per token: shape[0] is E."""
+
+    name: str
+    shape: tuple[int, ...]
+    copies: int = 1
+    embedding: bool = False
+    experts: tuple[int, int] | None = None
+
+    @property
+    def parameters(self) -> int:
+        n = self.copies
+        for size in self.shape:
+            n *= size
+        return n
+
+    @property
+    def active_parameters(self) -> int:
+        if self.experts is None:
+            return self.parameters
+        total, used = self.experts
+        return self.parameters // total * used
+
+
+@dataclass(frozen=True)
+class ParameterCount:
+    """family; tensors (every weight tensor shape with its copies); total, active (with the
+    embedding and lm_head), embeddings (embedding + lm_head), active_without_embeddings; tied
+    (lm_head shares the embedding); notes (what was assumed)."""
+
+    family: str
+    tensors: tuple[Tensor, ...]
+    tied: bool
+    notes: tuple[str, ...] = ()
+
+    @property
+    def total(self) -> int:
+        return sum(t.parameters for t in self.tensors)
+
+    @property
+    def active(self) -> int:
+        return sum(t.active_parameters for t in self.tensors)
+
+    @property
+    def embeddings(self) -> int:
+        return sum(t.parameters for t in self.tensors if t.embedding)
+
+    @property
+    def active_without_embeddings(self) -> int:
+        return self.active - self.embeddings
+
+    def by_part(self) -> dict[str, int]:
+        """Parameters per part (the tensor name before its first dot)."""
+        parts: dict[str, int] = {}
+        for t in self.tensors:
+            part = t.name.split(".")[0]
+            parts[part] = parts.get(part, 0) + t.parameters
+        return parts
+
+
+class _Builder:
+    """Collects tensors: `add("attention.q_proj", (nh·hd, H), copies=n)`; zero copies skipped."""
+
+    def __init__(self) -> None:
+        self.tensors: list[Tensor] = []
+        self.notes: list[str] = []
+
+    def add(self, name: str, shape: tuple[int, ...], copies: int = 1, **kind: Any) -> None:
+        if copies:
+            self.tensors.append(Tensor(name, tuple(shape), copies, **kind))
+
+    def embeddings(self, V: int, H: int, tied: bool) -> None:
+        self.add("embedding.embed_tokens", (V, H), embedding=True)
+        if not tied:
+            self.add("embedding.lm_head", (V, H), embedding=True)
+        self.add("final_norm", (H,))
+
+    def gqa(self, where: str, n: int, H: int, nh: int, nkv: int, hd: int, *, qkv_bias: bool = False,
+            o_bias: bool = False, q_gate: bool = False, qk_norm: bool = False) -> None:
+        """q (nh·hd [×2 with an output gate], H), k and v (nkv·hd, H), o (H, nh·hd)."""
+        self.add(f"{where}.q_proj", ((2 if q_gate else 1) * nh * hd, H), n)
+        self.add(f"{where}.k_proj", (nkv * hd, H), n)
+        self.add(f"{where}.v_proj", (nkv * hd, H), n)
+        self.add(f"{where}.o_proj", (H, nh * hd), n)
+        if qkv_bias:
+            self.add(f"{where}.q_proj.bias", (nh * hd,), n)
+            self.add(f"{where}.k_proj.bias", (nkv * hd,), n)
+            self.add(f"{where}.v_proj.bias", (nkv * hd,), n)
+        if o_bias:
+            self.add(f"{where}.o_proj.bias", (H,), n)
+        if qk_norm:
+            self.add(f"{where}.q_norm", (hd,), n)
+            self.add(f"{where}.k_norm", (hd,), n)
+
+    def swiglu(self, where: str, n: int, H: int, I: int) -> None:  # noqa: E741 — I as in the notes
+        self.add(f"{where}.gate_proj", (I, H), n)
+        self.add(f"{where}.up_proj", (I, H), n)
+        self.add(f"{where}.down_proj", (H, I), n)
+
+    def moe(self, where: str, n: int, H: int, E: int, k: int, I: int,  # noqa: E741
+            shared: int = 0, shared_gate: bool = False) -> None:
+        """router (E, H); experts (E, I, H) ×2 and (E, H, I); a shared SwiGLU of width `shared`."""
+        if k > E:
+            raise ValueError(f"experts per token: {k} is more than the {E} experts")
+        self.add(f"{where}.router", (E, H), n)
+        for part, shape in (("gate_proj", (E, I, H)), ("up_proj", (E, I, H)),
+                            ("down_proj", (E, H, I))):
+            self.add(f"{where}.experts.{part}", shape, n, experts=(E, k))
+        if shared:
+            self.swiglu(f"{where}.shared_expert", n, H, shared)
+        if shared_gate:
+            self.add(f"{where}.shared_expert_gate", (1, H), n)
+
+    def norms(self, n_layers: int, H: int, per_layer: int = 2) -> None:
+        self.add("norms", (per_layer, H), n_layers)
+
+    def mamba2(self, where: str, n: int, H: int, heads: int, d: int, G: int, N: int, K: int, *,
+               gated_norm: bool = True, conv_bias: bool = True, proj_bias: bool = False) -> None:
+        """in_proj H·(2d + 2GN + heads), conv1d c·K (+ c), dt_bias/A_log/D 3·heads, gated
+        RMSNorm d, out_proj d·H; c = d + 2GN."""
+        c = d + 2 * G * N
+        self.add(f"{where}.in_proj", (2 * d + 2 * G * N + heads, H), n)
+        self.add(f"{where}.conv1d", (c, K), n)
+        if conv_bias:
+            self.add(f"{where}.conv1d.bias", (c,), n)
+        self.add(f"{where}.dt_bias_A_log_D", (3, heads), n)
+        if gated_norm:
+            self.add(f"{where}.norm", (d,), n)
+        self.add(f"{where}.out_proj", (H, d), n)
+        if proj_bias:
+            self.add(f"{where}.in_proj.bias", (2 * d + 2 * G * N + heads,), n)
+            self.add(f"{where}.out_proj.bias", (H,), n)
+
+
+def _count(model: Model, *labels: str) -> int:
+    """Mixers of `model` whose label is one of `labels` (kind for the generic ones)."""
+    return sum(g.count for g in model.groups if g.mixer.label in labels or g.mixer.kind in labels)
+
+
+def _moe_layers(r: _Reader, n: int, experts_key: str) -> list[bool]:
+    """Which layers hold experts (Qwen): num_experts > 0, not in mlp_only_layers, and
+    (i + 1) mod decoder_sparse_step = 0."""
+    if not r.has(experts_key) or r.int(experts_key, low=0) == 0:
+        return [False] * n
+    step = r.int("decoder_sparse_step", default=1, high=n, why="Qwen default")
+    only = r.config.get("mlp_only_layers") or []
+    if not isinstance(only, list):
+        raise ValueError(f"{r.path('mlp_only_layers')}: expected a list, got {describe_value(only)}")
+    dense = {check_int(f"{r.path('mlp_only_layers')}[{i}]", x, 0, n - 1) for i, x in enumerate(only)}
+    return [i not in dense and (i + 1) % step == 0 for i in range(n)]
+
+
+def _tied(r: _Reader, default: bool, why: str, key: str = "tie_word_embeddings") -> bool:
+    return r.bool(key, default, why)
+
+
+# --- one function per family: (reader, model) → tensors ---------------------------------------
+
+def _decoder(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
+    n, H, V = model.n_layers, r.int("hidden_size"), r.int("vocab_size")
+    tied = _tied(r, family in ("gemma", "gemma2", "gemma3_text"), f"{family} default")
+    b.embeddings(V, H, tied)
+    if family == "deepseek_v3":
+        _mla(b, r, "attention", n, H)
+    else:
+        nh, nkv, hd = r.int("num_attention_heads"), _kv_heads(r), _head_dim(r)
+        bias = r.bool("attention_bias", family == "gpt_oss", f"{family} default")
+        b.gqa("attention", n, H, nh, nkv, hd, qkv_bias=bias or family == "qwen2",
+              o_bias=bias, qk_norm=family in ("qwen3", "qwen3_moe", "gemma3_text"))
+        if family == "gpt_oss":
+            b.add("attention.sinks", (nh,), n)
+    b.norms(n, H, 4 if family in ("gemma2", "gemma3_text") else 2)
+    if family == "gpt_oss":  # experts with biases, gate and up fused; a router with a bias
+        E, k = r.int("num_local_experts"), r.int("num_experts_per_tok")
+        I = r.int("intermediate_size")  # noqa: E741
+        b.add("moe.router", (E, H + 1), n)
+        b.add("moe.experts.gate_up_proj", (E, H + 1, 2 * I), n, experts=(E, k))
+        b.add("moe.experts.down_proj", (E, I + 1, H), n, experts=(E, k))
+    elif family == "mixtral":
+        b.moe("moe", n, H, r.int("num_local_experts"), r.int("num_experts_per_tok"),
+              r.int("intermediate_size"))
+    elif family in ("qwen3_moe", "qwen2_moe"):
+        sparse = _moe_layers(r, n, "num_experts")
+        moe, dense = sum(sparse), n - sum(sparse)
+        if moe:
+            shared = (r.int("shared_expert_intermediate_size", low=0)
+                      if r.has("shared_expert_intermediate_size") else 0)
+            b.moe("moe", moe, H, r.int("num_experts"), r.int("num_experts_per_tok"),
+                  r.int("moe_intermediate_size"), shared, family == "qwen2_moe" and shared > 0)
+        b.swiglu("mlp", dense, H, r.int("intermediate_size")) if dense else None
+    elif family == "deepseek_v3":
+        _deepseek_moe(b, r, n, H)
+    else:
+        b.swiglu("mlp", n, H, r.int("intermediate_size"))
+    return tied
+
+
+def _mla(b: _Builder, r: _Reader, where: str, n: int, H: int) -> None:
+    """MLA: q (or its LoRA H·q_r + q_r + q_r·nh·(dn+dr)), kv_a H·(r+dr), kv norm r,
+    kv_b r·nh·(dn+dv), o nh·dv·H."""
+    nh, rank = r.int("num_attention_heads"), r.int("kv_lora_rank")
+    dn, dr, dv = r.int("qk_nope_head_dim"), r.int("qk_rope_head_dim"), r.int("v_head_dim")
+    if r.has("q_lora_rank"):
+        q = r.int("q_lora_rank")
+        b.add(f"{where}.q_a_proj", (q, H), n)
+        b.add(f"{where}.q_a_layernorm", (q,), n)
+        b.add(f"{where}.q_b_proj", (nh * (dn + dr), q), n)
+    else:
+        b.add(f"{where}.q_proj", (nh * (dn + dr), H), n)
+    b.add(f"{where}.kv_a_proj_with_mqa", (rank + dr, H), n)
+    b.add(f"{where}.kv_a_layernorm", (rank,), n)
+    b.add(f"{where}.kv_b_proj", (nh * (dn + dv), rank), n)
+    b.add(f"{where}.o_proj", (H, nh * dv), n)
+
+
+def _deepseek_moe(b: _Builder, r: _Reader, n: int, H: int, experts_key: str = "n_routed_experts",
+                  k_key: str = "num_experts_per_tok", shared_key: str = "n_shared_experts") -> None:
+    """The first `first_k_dense_replace` layers dense, then MoE every moe_layer_freq-th; shared
+    experts of moe_intermediate_size each."""
+    first = r.int("first_k_dense_replace", low=0, high=n, default=0, why="no dense layers")
+    every = r.int("moe_layer_freq", default=1, high=n, why="every layer")
+    moe = sum(1 for i in range(first, n) if (i - first) % every == 0)
+    I_moe = r.int("moe_intermediate_size")
+    shared = r.int(shared_key, low=0, default=0, why="no shared experts")
+    b.moe("moe", moe, H, r.int(experts_key), r.int(k_key), I_moe, shared * I_moe)
+    b.swiglu("mlp", n - moe, H, r.int("intermediate_size"))
+
+
+def _mamba2_family(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
+    n = model.n_layers
+    if r.has("d_model"):  # mamba_ssm layout: vocab padded, in_proj without bias, conv with bias
+        H, V = r.int("d_model"), r.int("vocab_size")
+        pad = r.int("pad_vocab_size_multiple", default=8, why="mamba_ssm default")
+        V = -(-V // pad) * pad
+        b.notes.append(f"vocab_size padded to a multiple of {pad}: {V}")
+        tied = _tied(r, True, "mamba_ssm default", "tie_embeddings")
+        d_mlp = r.int("d_intermediate", low=0, default=0, why="mamba_ssm default")
+        gated, conv_bias, proj_bias = True, True, False
+    else:
+        H, V = r.int("hidden_size"), r.int("vocab_size")
+        tied = _tied(r, False, "Mamba2Config default")
+        d_mlp = 0
+        gated = True
+        conv_bias = r.bool("use_conv_bias", True, "Mamba2Config default")
+        proj_bias = r.bool("use_bias", False, "Mamba2Config default")
+    mixer = model.groups[0].mixer
+    heads, head_dim, N = mixer.state_shape
+    d = heads * head_dim
+    G = (mixer.conv_channels - d) // (2 * N)
+    b.embeddings(V, H, tied)
+    b.mamba2("mamba", n, H, heads, d, G, N, mixer.conv_kernel, gated_norm=gated,
+             conv_bias=conv_bias, proj_bias=proj_bias)
+    b.norms(n, H, 1)
+    if d_mlp:
+        b.swiglu("mlp", n, H, d_mlp)
+        b.norms(n, H, 1)
+    return tied
+
+
+def _jamba(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
+    n, H, V = model.n_layers, r.int("hidden_size"), r.int("vocab_size")
+    tied = _tied(r, False, "JambaConfig default")
+    b.embeddings(V, H, tied)
+    attention = _count(model, "attention")
+    b.gqa("attention", attention, H, r.int("num_attention_heads"), _kv_heads(r), _head_dim(r))
+    D = r.int("mamba_expand") * H
+    rank = (-(-H // 16) if r.config.get("mamba_dt_rank") in (None, "auto")
+            else r.int("mamba_dt_rank"))
+    N, K, m = r.int("mamba_d_state"), r.int("mamba_d_conv"), n - attention
+    b.add("mamba.in_proj", (2 * D, H), m)
+    b.add("mamba.conv1d", (D, K), m)
+    if r.bool("mamba_conv_bias", True, "JambaConfig default"):
+        b.add("mamba.conv1d.bias", (D,), m)
+    b.add("mamba.x_proj", (rank + 2 * N, D), m)
+    b.add("mamba.dt_proj", (D, rank), m)
+    b.add("mamba.dt_proj.bias", (D,), m)
+    b.add("mamba.A_log", (D, N), m)
+    b.add("mamba.D", (D,), m)
+    b.add("mamba.out_proj", (H, D), m)
+    if r.bool("mamba_proj_bias", False, "JambaConfig default"):
+        b.add("mamba.in_proj.bias", (2 * D,), m)
+        b.add("mamba.out_proj.bias", (H,), m)
+    b.add("mamba.dt_B_C_layernorms", (rank + 2 * N,), m)
+    period = r.int("expert_layer_period", high=n)
+    offset = r.int("expert_layer_offset", low=0, high=n)
+    E = r.int("num_experts", default=1, why="JambaConfig: one expert is a dense MLP")
+    moe = sum(1 for i in range(n) if i % period == offset) if E > 1 else 0
+    I = r.int("intermediate_size")  # noqa: E741
+    if moe:
+        b.moe("moe", moe, H, E, r.int("num_experts_per_tok"), I)
+    b.swiglu("mlp", n - moe, H, I)
+    b.norms(n, H)
+    return tied
+
+
+def _zamba2(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
+    n, H, V = model.n_layers, r.int("hidden_size"), r.int("vocab_size")
+    tied = _tied(r, True, "Zamba2Config default")
+    b.embeddings(V, H, tied)
+    mixer = next(g.mixer for g in model.groups if g.mixer.kind == "recurrent")
+    heads, head_dim, N = mixer.state_shape
+    d = heads * head_dim
+    b.mamba2("mamba", n, H, heads, d, (mixer.conv_channels - d) // (2 * N), N, mixer.conv_kernel,
+             conv_bias=r.bool("use_conv_bias", True, "Zamba2Config default"),
+             proj_bias=r.bool("add_bias_linear", False, "Zamba2Config default"))
+    b.norms(n, H, 1)
+    calls = _count(model, "attention")
+    I = r.int("intermediate_size") if r.has("intermediate_size") else r.derive(  # noqa: E741
+        "intermediate_size = 4 · hidden_size", 4 * H)
+    rank = r.int("adapter_rank")
+    b.add("hybrid.linear", (H, H), calls)
+    if r.bool("use_shared_mlp_adapter", True, "Zamba2Config default"):
+        b.add("hybrid.mlp_adapter.down", (rank, H), calls)
+        b.add("hybrid.mlp_adapter.up", (2 * I, rank), calls)
+    nh = r.int("num_attention_heads")
+    attn = next(g.mixer for g in model.groups if g.mixer.kind == "attention")
+    hd, nkv = attn.head_dim, attn.kv_heads
+    if r.bool("use_shared_attention_adapter", False, "Zamba2Config default"):
+        for part in ("q", "k", "v"):
+            b.add(f"hybrid.{part}_adapter.down", (rank, 2 * H), calls)
+            b.add(f"hybrid.{part}_adapter.up", ((nh if part == "q" else nkv) * hd, rank), calls)
+    blocks = r.int("num_mem_blocks")
+    # attention reads the concatenation [x, embedding] (2H) and writes H
+    b.add("shared_block.attention.q_proj", (nh * hd, 2 * H), blocks)
+    b.add("shared_block.attention.k_proj", (nkv * hd, 2 * H), blocks)
+    b.add("shared_block.attention.v_proj", (nkv * hd, 2 * H), blocks)
+    b.add("shared_block.attention.o_proj", (H, nh * hd), blocks)
+    b.add("shared_block.mlp.gate_up_proj", (2 * I, H), blocks)
+    b.add("shared_block.mlp.down_proj", (H, I), blocks)
+    b.add("shared_block.norms", (3 * H,), blocks)  # input norm over 2H, pre-MLP norm H
+    return tied
+
+
+def _recurrent_gemma(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
+    n, H, V = model.n_layers, r.int("hidden_size"), r.int("vocab_size")
+    tied = _tied(r, True, "RecurrentGemmaConfig default")
+    b.embeddings(V, H, tied)
+    attention = _count(model, "attention")
+    b.gqa("attention", attention, H, r.int("num_attention_heads"), _kv_heads(r), _head_dim(r),
+          o_bias=True)
+    rec = n - attention
+    W = next(g.mixer for g in model.groups if g.mixer.kind == "recurrent").state_shape[0]
+    K, heads = r.int("conv1d_width"), r.int("num_attention_heads")
+    for part in ("linear_x", "linear_y"):
+        b.add(f"rg_lru.{part}", (W, H), rec)
+        b.add(f"rg_lru.{part}.bias", (W,), rec)
+    b.add("rg_lru.linear_out", (H, W), rec)
+    b.add("rg_lru.linear_out.bias", (H,), rec)
+    b.add("rg_lru.conv_1d", (W, K), rec)
+    b.add("rg_lru.conv_1d.bias", (W,), rec)
+    b.add("rg_lru.recurrent_param", (W,), rec)
+    if W % heads:
+        raise ValueError(f"lru_width: {W} is not a multiple of num_attention_heads {heads}")
+    for gate in ("input_gate", "recurrent_gate"):  # block-diagonal: one (W/heads)² block per head
+        b.add(f"rg_lru.{gate}_weight", (heads, W // heads, W // heads), rec)
+        b.add(f"rg_lru.{gate}_bias", (W,), rec)
+    I = r.int("intermediate_size") // 2  # noqa: E741 — gelu-gated with biases, I′ = I/2
+    b.add("mlp.gate_up_proj", (2 * I, H), n)
+    b.add("mlp.gate_up_proj.bias", (2 * I,), n)
+    b.add("mlp.down_proj", (H, I), n)
+    b.add("mlp.down_proj.bias", (H,), n)
+    b.norms(n, H)
+    return tied
+
+
+def _qwen3_next(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
+    n, H, V = model.n_layers, r.int("hidden_size"), r.int("vocab_size")
+    tied = _tied(r, False, "Qwen3NextConfig default")
+    b.embeddings(V, H, tied)
+    attention = _count(model, "attention")
+    b.gqa("attention", attention, H, r.int("num_attention_heads"), _kv_heads(r), _head_dim(r),
+          q_gate=True, qk_norm=True)
+    g = n - attention
+    Hk, Hv = r.int("linear_num_key_heads"), r.int("linear_num_value_heads")
+    dk, dv, K = r.int("linear_key_head_dim"), r.int("linear_value_head_dim"), r.int(
+        "linear_conv_kernel_dim")
+    b.add("gated_deltanet.in_proj_qkvz", (2 * Hk * dk + 2 * Hv * dv, H), g)
+    b.add("gated_deltanet.in_proj_ba", (2 * Hv, H), g)
+    b.add("gated_deltanet.conv1d", (2 * Hk * dk + Hv * dv, K), g)
+    b.add("gated_deltanet.dt_bias_A_log", (2, Hv), g)
+    b.add("gated_deltanet.norm", (dv,), g)
+    b.add("gated_deltanet.out_proj", (H, Hv * dv), g)
+    sparse = _moe_layers(r, n, "num_experts")
+    moe = sum(sparse)
+    if moe:
+        shared = (r.int("shared_expert_intermediate_size", low=0)
+                  if r.has("shared_expert_intermediate_size") else 0)
+        b.moe("moe", moe, H, r.int("num_experts"), r.int("num_experts_per_tok"),
+              r.int("moe_intermediate_size"), shared, shared > 0)
+    b.swiglu("mlp", n - moe, H, r.int("intermediate_size"))
+    b.norms(n, H)
+    return tied
+
+
+def _kimi_linear(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
+    n, H, V = model.n_layers, r.int("hidden_size"), r.int("vocab_size")
+    tied = _tied(r, False, "KimiLinearConfig default")
+    b.embeddings(V, H, tied)
+    _mla(b, r, "mla", _count(model, "mla"), H)
+    sub = r.sub("linear_attn_config")
+    nh, d, K = sub.int("num_heads"), sub.int("head_dim"), sub.int("short_conv_kernel_size")
+    p, m = nh * d, _count(model, "KDA")
+    for part in ("q", "k", "v"):
+        b.add(f"kda.{part}_proj", (p, H), m)
+        b.add(f"kda.{part}_conv1d", (p, K), m)
+    b.add("kda.f_a_proj", (d, H), m)
+    b.add("kda.f_b_proj", (p, d), m)
+    b.add("kda.dt_bias", (p,), m)
+    b.add("kda.A_log", (nh,), m)
+    b.add("kda.b_proj", (nh, H), m)
+    b.add("kda.g_a_proj", (d, H), m)
+    b.add("kda.g_b_proj", (p, d), m)
+    b.add("kda.o_norm", (d,), m)
+    b.add("kda.o_proj", (H, p), m)
+    _deepseek_moe(b, r, n, H, "num_experts", "num_experts_per_token", "num_shared_experts")
+    b.norms(n, H)
+    return tied
+
+
+def _minimax(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
+    n, H, V = model.n_layers, r.int("hidden_size"), r.int("vocab_size")
+    tied = _tied(r, False, "MiniMaxConfig default")
+    b.embeddings(V, H, tied)
+    nh, hd = r.int("num_attention_heads"), _head_dim(r)
+    attention = _count(model, "attention")
+    b.gqa("attention", attention, H, nh, _kv_heads(r), hd)
+    m = n - attention
+    b.add("lightning.qkv_proj", (3 * nh * hd, H), m)
+    b.add("lightning.output_gate", (nh * hd, H), m)
+    b.add("lightning.norm", (nh * hd,), m)
+    b.add("lightning.out_proj", (H, nh * hd), m)
+    b.moe("moe", n, H, r.int("num_local_experts"), r.int("num_experts_per_tok"),
+          r.int("intermediate_size"))
+    b.norms(n, H)
+    return tied
+
+
+def _nemotron_h(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
+    H, V = r.int("hidden_size"), r.int("vocab_size")
+    tied = _tied(r, False, "NemotronHConfig default")
+    b.embeddings(V, H, tied)
+    if _count(model, "MoE"):
+        raise ValueError("hybrid_override_pattern: MoE blocks (E) are not counted yet; the "
+                         "cache figures stand, the parameter count does not")
+    mamba = _count(model, "recurrent")
+    mixer = next(g.mixer for g in model.groups if g.mixer.kind == "recurrent")
+    heads, head_dim, N = mixer.state_shape
+    d = heads * head_dim
+    b.mamba2("mamba", mamba, H, heads, d, (mixer.conv_channels - d) // (2 * N), N,
+             mixer.conv_kernel, conv_bias=r.bool("use_conv_bias", True, "NemotronHConfig default"),
+             proj_bias=r.bool("use_bias", False, "NemotronHConfig default"))
+    attention = _count(model, "attention")
+    b.gqa("attention", attention, H, r.int("num_attention_heads"), _kv_heads(r),
+          _head_dim(r, "attention_head_dim"))
+    mlp, I = _count(model, "mlp"), r.int("intermediate_size")  # noqa: E741
+    b.add("mlp.up_proj", (I, H), mlp)  # relu²: up and down only
+    b.add("mlp.down_proj", (H, I), mlp)
+    b.norms(model.n_layers, H, 1)  # one norm per block
+    return tied
+
+
+def _falcon_h1(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
+    n, H, V = model.n_layers, r.int("hidden_size"), r.int("vocab_size")
+    tied = _tied(r, False, "FalconH1Config default")
+    b.embeddings(V, H, tied)
+    b.gqa("attention", n, H, r.int("num_attention_heads"), _kv_heads(r), _head_dim(r),
+          qkv_bias=r.bool("attention_bias", False, "FalconH1Config default"),
+          o_bias=r.bool("attention_bias", False, "FalconH1Config default"))
+    mixer = next(g.mixer for g in model.groups if g.mixer.kind == "recurrent")
+    heads, head_dim, N = mixer.state_shape
+    d = mixer.conv_channels - 2 * r.int("mamba_n_groups") * N
+    b.mamba2("mamba", n, H, heads, d, r.int("mamba_n_groups"), N, mixer.conv_kernel,
+             gated_norm=r.bool("mamba_rms_norm", False, "FalconH1Config default"),
+             conv_bias=r.bool("mamba_conv_bias", True, "FalconH1Config default"),
+             proj_bias=r.bool("mamba_proj_bias", False, "FalconH1Config default"))
+    b.swiglu("mlp", n, H, r.int("intermediate_size"))
+    b.norms(n, H)
+    return tied
+
+
+_DECODERS = ("llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma",
+             "gemma2", "gemma3_text", "phi3", "gpt_oss", "deepseek_v3")
+_COUNTERS = {**{family: _decoder for family in _DECODERS},
+             "mamba2": _mamba2_family, "jamba": _jamba, "zamba2": _zamba2,
+             "recurrent_gemma": _recurrent_gemma, "qwen3_next": _qwen3_next,
+             "qwen3_5_text": _qwen3_next, "kimi_linear": _kimi_linear, "minimax": _minimax,
+             "nemotron_h": _nemotron_h, "falcon_h1": _falcon_h1}
+COUNTED_FAMILIES = tuple(_COUNTERS)
+
+
+def parameter_count(config: Any) -> ParameterCount:
+    """Every weight tensor of the model a config.json describes (text, bytes or dict), from
+    the module shapes; families in COUNTED_FAMILIES. Raises a one-line ValueError naming the
+    field (or model_type) otherwise. The layer pattern is the one `sim.hf_config` reads."""
+    config = parse_config(config)
+    nested, inner = unwrap(config)
+    model, _ = from_hf_config(config)
+    family = recognise(inner)
+    if family not in _COUNTERS:
+        raise ValueError(f"{nested}model_type: no parameter formula for {describe_value(family)} "
+                         f"yet; counted: {', '.join(COUNTED_FAMILIES)}")
+    builder, reader = _Builder(), _Reader(inner)
+    try:
+        tied = _COUNTERS[family](builder, reader, model, family)
+    except ValueError as error:
+        raise ValueError(f"{nested}{error}") from None
+    count = ParameterCount(family, tuple(builder.tensors), tied,
+                           tuple(builder.notes + reader.defaults + reader.derived))
+    if count.total > MAX_PARAMETERS:
+        raise ValueError(f"{nested}config.json: {count.total:,} parameters is out of range; "
+                         f"accepted: at most 2^50 = {MAX_PARAMETERS:,}")
+    return count
+
+
+def weight_bytes(count: ParameterCount | int, dtype: str = "bf16") -> int:
+    """Bytes of the weights at `dtype` (see the module docstring): parameters × bytes, int4
+    ⌈P/2⌉ + 2·⌈P/128⌉ (one bf16 scale per group of 128)."""
+    if isinstance(count, ParameterCount):
+        params = count.total
+    else:
+        params = check_int("count", count, 0, MAX_PARAMETERS)
+    if not isinstance(dtype, str) or dtype not in WEIGHT_DTYPES:
+        raise ValueError(f"dtype: unknown weight dtype {describe_value(dtype)}; accepted: "
+                         f"{', '.join(WEIGHT_DTYPES)}")
+    if dtype == "int4":
+        return -(-params // 2) + 2 * -(-params // INT4_GROUP)
+    return params * _BYTES[dtype]
+
+
+def parameter_report(count: ParameterCount, dtype: str | None = "bf16") -> dict[str, Any]:
+    """JSON-ready: family, params_total, params_active, params_active_without_embeddings,
+    params_embeddings, tied, weight_dtype, weight_bytes (None without a dtype), notes, parts."""
+    if not isinstance(count, ParameterCount):
+        raise ValueError(f"count: expected a ParameterCount, got {describe_value(count)}")
+    return {"family": count.family, "params_total": count.total, "params_active": count.active,
+            "params_active_without_embeddings": count.active_without_embeddings,
+            "params_embeddings": count.embeddings, "tied": count.tied, "weight_dtype": dtype,
+            "weight_bytes": None if dtype is None else weight_bytes(count, dtype),
+            "notes": list(count.notes), "parts": count.by_part()}
