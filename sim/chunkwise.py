@@ -47,6 +47,7 @@ output is divided by φ(q_t)·z_t = φ(q_t)·z_[c] + Σ_{s≤t} A_ts.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -314,7 +315,9 @@ def _run_chunkwise(rule: str, q: Any, k: Any, v: Any, chunk_size: Any,
 class FormCosts:
     """Work (operations), memory (numbers held at once) and sequential steps of the three forms.
 
-    Every field broadcasts over the T and C given to `chunkwise_cost` (int or int64 array).
+    Every field broadcasts over the T and C given to `chunkwise_cost`: exact at every accepted
+    size, Python ints for plain numbers, int64 arrays where every count is below 2^63 and
+    arrays of Python ints (dtype object) beyond.
     """
 
     n_chunks: Any
@@ -329,16 +332,26 @@ class FormCosts:
     chunkwise_steps: Any
 
 
+MAX_COST_SIZE = 2**31  # T, C, d_k, d_v: the counts reach 2^96 (exact as Python ints)
+MAX_COST_ENTRIES = 2**20  # entries of a broadcast result (each field), a bounded amount of work
+
+
 def _whole(name: str, x: Any) -> Array:
-    """Sizes: whole numbers ≥ 1 (ints, or floats with no fraction), as int64."""
+    """Sizes: whole numbers from 1 to 2³¹ (ints, or floats with no fraction), as int64."""
+    kind = np.asarray(x).dtype.kind if not isinstance(x, (str, bytes)) else "U"
+    if kind not in "iuf" or isinstance(x, bool):
+        raise ValueError(f"{name}: expected whole numbers from 1 to 2³¹, got {check.describe(x)}")
     a = check.as_float_array(name, x)
-    if np.asarray(x).dtype.kind not in "iuf" or a.size == 0 or np.any(~np.isfinite(a) | (a < 1) | (a != np.round(a))) or a.max() > 2**31:
+    if a.size == 0 or np.any(~np.isfinite(a) | (a < 1) | (a != np.round(a))) or a.max() > MAX_COST_SIZE:
         raise ValueError(f"{name}: expected whole numbers from 1 to 2³¹, got {check.describe(x)}")
     return a.astype(np.int64)
 
 
 def chunkwise_cost(T: Any, C: Any, d_k: Any, d_v: Any = None) -> FormCosts:
     """Work and memory of linear attention's three forms over T tokens, chunks of C; broadcasts.
+
+    T, C, d_k, d_v: whole numbers from 1 to 2³¹ (a broadcast result of at most 2^20 entries);
+    the counts are exact integers (see `FormCosts`), up to 2^96 at T = C = d = 2³¹.
 
     Operations count a multiply-add as two (as `sim.cost`); the score matrices are computed as
     full squares and then masked, as the masked-matrix forms do. Numbers held at once count the
@@ -366,9 +379,20 @@ def chunkwise_cost(T: Any, C: Any, d_k: Any, d_v: Any = None) -> FormCosts:
     (n·d_k·d_v numbers) instead of one.
     """
     scalar = all(np.ndim(x) == 0 for x in (T, C, d_k, d_v))
-    Ti, Ci, dk, dv = np.broadcast_arrays(
-        _whole("T", T), _whole("C", C), _whole("d_k", d_k),
-        _whole("d_k", d_k) if d_v is None else _whole("d_v", d_v))
+    sizes = (_whole("T", T), _whole("C", C), _whole("d_k", d_k),
+             _whole("d_k", d_k) if d_v is None else _whole("d_v", d_v))
+    shape = np.broadcast_shapes(*(a.shape for a in sizes))
+    check.check_budget("T, C, d_k, d_v", math.prod(shape), MAX_COST_ENTRIES,
+                       f"the entries of the broadcast result (shape {shape})")
+    if scalar:  # Python ints: exact at every accepted size (up to 2^96)
+        Ti, Ci, dk, dv = (int(a) for a in sizes)
+    else:
+        Ti, Ci, dk, dv = np.broadcast_arrays(*sizes)
+        # int64 while the largest count, parallel_ops + recurrent_ops ≥ every field, fits;
+        # beyond, the same arithmetic on Python ints (object arrays), exact as the scalars.
+        t, d1, d2 = int(Ti.max()), int(dk.max()), int(dv.max())
+        if 2 * t * t * (d1 + d2) + 4 * t * d1 * d2 >= 2**63:
+            Ti, Ci, dk, dv = (a.astype(object) for a in (Ti, Ci, dk, dv))
     full, rest = Ti // Ci, Ti % Ci
     n = full + (rest > 0)
     square_sum = full * Ci * Ci + rest * rest  # Σ_c n_c²
@@ -380,9 +404,10 @@ def chunkwise_cost(T: Any, C: Any, d_k: Any, d_v: Any = None) -> FormCosts:
         chunkwise_ops=2 * (dk + dv) * square_sum + 4 * Ti * state,
         recurrent_numbers=state,
         parallel_numbers=Ti * Ti,
-        chunkwise_numbers=np.minimum(Ci, Ti) ** 2 + state,
+        chunkwise_numbers=(Ci if Ci < Ti else Ti) ** 2 + state if scalar
+        else np.minimum(Ci, Ti) ** 2 + state,
         recurrent_steps=Ti,
-        parallel_steps=np.ones_like(Ti),
+        parallel_steps=1 if scalar else np.ones_like(Ti),
         chunkwise_steps=n,
     )
     if scalar:

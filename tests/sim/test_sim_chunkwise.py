@@ -332,3 +332,48 @@ def test_other_rules_diverge_at_the_token_run_names(rule: str) -> None:
         with pytest.raises(sim.DivergenceError) as chunk_error:
             run_chunkwise(rule, q, k, v, chunk_size=C, **params)
         assert chunk_error.value.token == run_error.value.token
+
+
+def test_cost_is_exact_at_the_largest_sizes() -> None:
+    # T = C = 2³¹, d = 1: parallel_ops = 2·(2³¹)²·2 = 2⁶⁴, which int64 wrapped to 0.
+    cost = chunkwise_cost(2**31, 2**31, 1)
+    assert cost.parallel_ops == 2**64 and type(cost.parallel_ops) is int
+    assert cost.chunkwise_ops == 2 * 2 * 2**62 + 4 * 2**31  # one chunk: 2⁶⁴ + 2³³
+    assert cost.recurrent_ops == 2**33 and cost.parallel_numbers == 2**62
+    assert cost.chunkwise_numbers == 2**62 + 1 and cost.n_chunks == 1
+    # every size at its largest: 2 · 2⁶² · 2³² = 2⁹⁵, chunkwise 2⁹⁵ + 4 · 2³¹ · 2⁶² = 2⁹⁶
+    top = chunkwise_cost(2**31, 2**31, 2**31, 2**31)
+    assert (top.recurrent_ops, top.parallel_ops, top.chunkwise_ops) == (2**95, 2**95, 2**96)
+    assert (top.recurrent_numbers, top.chunkwise_numbers) == (2**62, 2**63)
+    # arrays beyond int64 hold Python ints, the same numbers as the scalars
+    many = chunkwise_cost(np.array([2**31, 2**30]), 2**31, 1)
+    assert many.parallel_ops.tolist() == [2**64, 2**62]
+    assert all(type(x) is int for x in many.parallel_ops.tolist())
+
+
+@pytest.mark.parametrize("T", [2**27, 2**27 + 1, 2**28, 2**31])
+def test_cost_is_exact_past_2_27_tokens_at_d_128(T: int) -> None:
+    # d = 128: parallel_ops = 2·T²·256 = 2⁶³ at T = 2²⁷, where int64 turned negative.
+    C, d = 64, 128
+    full, rest = divmod(T, C)
+    expected = {"parallel_ops": 2 * T * T * 256, "recurrent_ops": 4 * T * d * d,
+                "chunkwise_ops": 2 * 256 * (full * C * C + rest * rest) + 4 * T * d * d}
+    scalar = chunkwise_cost(T, C, d)
+    array = chunkwise_cost(np.array([T, 1024]), C, d)
+    for field, value in expected.items():
+        assert getattr(scalar, field) == value
+        assert getattr(array, field).tolist()[0] == value
+    if T == 2**27:
+        assert scalar.parallel_ops == 2**63
+    assert chunkwise_cost(np.array([1024]), C, d).parallel_ops.dtype == np.int64  # small: int64
+
+
+def test_cost_refuses_a_broadcast_too_large_before_any_work() -> None:
+    with pytest.raises(ValueError, match=r"^T, C, d_k, d_v: the entries of the broadcast result "
+                                         r"\(shape \(2048, 2048\)\) would be 4,194,304; accepted: "
+                                         r"at most 1,048,576"):
+        chunkwise_cost(np.ones(2048), np.ones((2048, 1)), 4)
+    with pytest.raises(ValueError, match=r"^T: expected whole numbers from 1 to 2³¹, got 2147483649"):
+        chunkwise_cost(2**31 + 1, 4, 4)
+    with pytest.raises(ValueError, match=r"^d_v: expected whole numbers from 1 to 2³¹, got \(1\+2j\)"):
+        chunkwise_cost(4, 4, 4, 1 + 2j)

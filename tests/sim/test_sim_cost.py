@@ -44,3 +44,29 @@ def test_vectorised_over_t() -> None:
 def test_bad_sizes(call) -> None:
     with pytest.raises(ValueError, match=r"^(t|d|d_k|T): expected"):
         call()
+
+
+def test_integer_counts_are_exact_at_the_largest_sizes() -> None:
+    # 2·d·T·(T + 1) at T = 2⁴⁰, d = 2²⁰: about 2¹⁰², exact as a Python int (float64 rounds it)
+    T, d = 2**40, 2**20
+    assert cost.cumulative_attention_ops(T, d) == 2 * d * T * (T + 1)
+    assert cost.cumulative_state_ops(T, d) == 2**82
+    ts = np.array([2**40, 3])
+    assert cost.attention_ops(ts, d).tolist() == [2**62, 12 * d]  # int64 (below 2⁶³)
+    assert cost.attention_ops(ts, d).dtype == np.int64
+    totals = cost.cumulative_attention_ops(ts, d)  # past 2⁶³: Python ints, exact
+    assert totals.tolist() == [2 * d * T * (T + 1), 2 * d * 3 * 4]
+    assert cost.kv_cache_numbers(np.array([3, 4]), 5).dtype == np.int64  # small: int64
+    assert cost.attention_ops(2.5, 2) == 20.0  # floats in, floats out
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: cost.attention_ops(2**40 + 1, 8), r"^t: expected finite numbers ≥ 0 up to 1,099,511,627,776"),
+    (lambda: cost.state_ops(2**21), r"^d_k: expected finite numbers > 0 up to 1,048,576"),
+    (lambda: cost.state_ops(8, 1j), r"^d_v: expected an array of real numbers, got complex"),
+    (lambda: cost.kv_cache_numbers("12", 8), r"^t: expected an array of real numbers, got '12'"),
+    (lambda: cost.state_numbers(8, with_z="yes"), r"^with_z: expected True or False"),
+])
+def test_sizes_are_bounded_and_real(call, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        call()
