@@ -1,0 +1,158 @@
+"""Does it fit on a GPU? The engine's memory budget, and from it the longest context and the most
+sequences, with the arithmetic in words and numbers.
+
+    v = gpu_verdict("jamba-v0.1", tokens=32_768, sequences=4, engine="vllm", gpu="H100-80GB",
+                    weight_bytes=103_140_647_456)
+    v["fits"], v["max_tokens"], v["max_sequences"], v["lines"]
+
+GPU memory is taken as the vendor states it, "80 GB" of HBM read as 80 GiB (80 · 2^30 bytes,
+the physical capacity of the stacks; drivers report a little less as usable); a custom size is
+given in GiB or bytes.
+
+Budget, per engine:
+    vllm       ⌈memory · 0.92⌉ (gpu_memory_utilization's default in 0.33.0, `request_memory`,
+               `vllm/v1/worker/utils.py`) − weights − overhead. The overhead (activation peak,
+               non-torch memory, CUDA graphs) is what vLLM measures at start-up
+               (`determine_available_memory`); here it is the caller's estimate.
+    llama.cpp, sglang, ideal
+               memory − weights − overhead (SGLang's mem_fraction_static and reserved-memory
+               heuristics, and its split between KV and state pools, are not modelled).
+fits: the allocation for `sequences` × `tokens` (sim.engines) ≤ budget. max_tokens: the
+largest context per sequence whose allocation for `sequences` sequences fits; max_sequences:
+the most sequences of `tokens` that fit. Both are searched by bisection over the exact
+allocation (which only grows with tokens and with sequences), ≤ 41 and ≤ 21 evaluations.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .cache import MAX_BATCH, MAX_BYTES, MAX_TOKENS, format_bytes
+from .engines import ENGINE_VERSIONS, prepare
+from .user_input import check_int, describe_value
+
+GiB = 2**30
+# Memory per GPU as the vendor states it (GB), one variant each.
+GPUS: dict[str, int] = {
+    "H100-80GB": 80, "H200-141GB": 141, "A100-80GB": 80, "A100-40GB": 40, "L40S-48GB": 48,
+    "L4-24GB": 24, "A10-24GB": 24, "RTX-4090-24GB": 24, "RTX-5090-32GB": 32,
+    "MI300X-192GB": 192,
+}
+VLLM_UTILIZATION = (92, 100)  # gpu_memory_utilization default, as a fraction
+MAX_GPU_BYTES = 2**44  # 16 TiB: far above any single device
+
+
+def gpu_memory_bytes(gpu: str | None = None, memory_gib: float | None = None) -> int:
+    """Bytes of one GPU: a name from GPUS, or a custom size in GiB (> 0, at most 16,384)."""
+    if (gpu is None) == (memory_gib is None):
+        raise ValueError("gpu, memory_gib: give exactly one (a GPU name or a size in GiB)")
+    if gpu is not None:
+        if not isinstance(gpu, str) or gpu not in GPUS:
+            raise ValueError(f"gpu: unknown GPU {describe_value(gpu)}; accepted: "
+                             f"{', '.join(GPUS)} (or a size in GiB)")
+        return GPUS[gpu] * GiB
+    if isinstance(memory_gib, bool) or not isinstance(memory_gib, (int, float)) or not (
+            math.isfinite(memory_gib) and 0 < memory_gib <= MAX_GPU_BYTES / GiB):
+        raise ValueError(f"memory_gib: expected a size above 0 and at most "
+                         f"{MAX_GPU_BYTES // GiB:,} GiB, got {describe_value(memory_gib)}")
+    size = int(memory_gib * GiB)
+    if size < 1:
+        raise ValueError(f"memory_gib: {memory_gib!r} GiB is less than one byte")
+    return size
+
+
+def engine_budget(engine: str, memory_bytes: int, weight_bytes: int,
+                  overhead_bytes: int) -> tuple[int, list[str]]:
+    """(bytes left for KV and state, the lines that explain it); may be negative."""
+    memory = check_int("memory_bytes", memory_bytes, 1, MAX_GPU_BYTES)
+    weights = check_int("weight_bytes", weight_bytes, 0, MAX_BYTES)
+    overhead = check_int("overhead_bytes", overhead_bytes, 0, MAX_GPU_BYTES)
+    if engine == "vllm":
+        num, den = VLLM_UTILIZATION
+        requested = -(-memory * num // den)
+        budget = requested - weights - overhead
+        return budget, [
+            f"vLLM requests ⌈{num / den:.2f} × {memory:,}⌉ = {requested:,} bytes "
+            f"(gpu_memory_utilization {num / den:.2f})",
+            f"budget for KV and state = {requested:,} − weights {weights:,} − overhead "
+            f"{overhead:,} (activations, CUDA graphs) = {budget:,} bytes ({_fmt(budget)})"]
+    budget = memory - weights - overhead
+    return budget, [f"budget for KV and state = {memory:,} − weights {weights:,} − overhead "
+                    f"{overhead:,} = {budget:,} bytes ({_fmt(budget)})"]
+
+
+def _fmt(n: int) -> str:
+    return ("−" + format_bytes(-n)) if n < 0 else format_bytes(n)
+
+
+def _largest(fits: Any, low: int, high: int) -> int | None:
+    """The largest x in [low, high] with fits(x), for a monotone `fits`; None if not even low."""
+    if not fits(low):
+        return None
+    while low < high:
+        mid = (low + high + 1) // 2
+        if fits(mid):
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def gpu_verdict(model: Any, tokens: int, sequences: int = 1, engine: str = "vllm", *,
+                gpu: str | None = None, memory_gib: float | None = None,
+                weight_bytes: int = 0, overhead_bytes: int = 2 * GiB,
+                max_context: int | None = None, **options: Any) -> dict[str, Any]:
+    """Does `sequences` × `tokens` fit on `gpu` (or `memory_gib`) under `engine`?
+
+    weight_bytes: the weights at their dtype (sim.weights.weight_bytes); overhead_bytes: the
+    activation peak, non-torch memory and CUDA graphs (default 2 GiB, the caller's estimate);
+    max_context: the model's own longest context (sim.hf_config's report), marked when passed.
+    Other options go to `sim.engines.allocate`.
+
+    Returns {gpu, memory_bytes, engine, engine_version, budget_bytes, allocated_bytes, fits,
+    max_tokens (None when not even 0 tokens fit), max_sequences (0 when none fits),
+    beyond_max_context, lines}."""
+    memory = gpu_memory_bytes(gpu, memory_gib)
+    tokens = check_int("tokens", tokens, 0, MAX_TOKENS)
+    sequences = check_int("sequences", sequences, 1, MAX_BATCH)
+    if max_context is not None:
+        max_context = check_int("max_context", max_context, 1, MAX_TOKENS)
+    run = prepare(model, engine, **options)
+    budget, lines = engine_budget(engine, memory, weight_bytes, overhead_bytes)
+    name = gpu if gpu is not None else f"custom {memory_gib:g} GiB"
+    lines.insert(0, f"GPU {name}: {memory:,} bytes ({_fmt(memory)}); engine "
+                    f"{ENGINE_VERSIONS[engine]}")
+    allocated = run(tokens, sequences).total_bytes
+    fits = allocated <= budget
+    lines.append(f"{sequences} sequence{'s' if sequences != 1 else ''} × {tokens:,} tokens "
+                 f"allocate {allocated:,} bytes ({_fmt(allocated)}) "
+                 f"{'≤' if fits else '>'} {budget:,}: {'fits' if fits else 'does not fit'}")
+    max_tokens = _largest(lambda t: run(t, sequences).total_bytes <= budget, 0, MAX_TOKENS)
+    if max_tokens is None:
+        lines.append(f"even 0 tokens do not fit for {sequences} sequence(s): the fixed state "
+                     f"alone takes {run(0, sequences).total_bytes:,} bytes")
+    else:
+        at = run(max_tokens, sequences).total_bytes
+        lines.append(f"longest context for {sequences} sequence(s): {max_tokens:,} tokens "
+                     f"(allocates {at:,} bytes; one more token would pass the budget)"
+                     if max_tokens < MAX_TOKENS else
+                     f"longest context for {sequences} sequence(s): at least {MAX_TOKENS:,} tokens")
+    most = _largest(lambda n: run(tokens, n).total_bytes <= budget, 1, MAX_BATCH) or 0
+    lines.append(f"most sequences at {tokens:,} tokens: {most:,}"
+                 + (f" (allocate {run(tokens, most).total_bytes:,} bytes)" if most else ""))
+    beyond = max_context is not None and tokens > max_context
+    if max_context is not None:
+        lines.append(f"the model's own maximum context is {max_context:,} tokens"
+                     + (f": {tokens:,} is beyond it" if beyond else ""))
+    return {"gpu": name, "memory_bytes": memory, "engine": engine,
+            "engine_version": ENGINE_VERSIONS[engine], "budget_bytes": budget,
+            "allocated_bytes": allocated, "fits": fits, "max_tokens": max_tokens,
+            "max_sequences": most, "beyond_max_context": beyond, "lines": lines}
+
+
+def verdict_lines(verdict: dict[str, Any]) -> list[str]:
+    """The explanation lines of a `gpu_verdict` result, for a page to show."""
+    if not isinstance(verdict, dict) or not isinstance(verdict.get("lines"), list):
+        raise ValueError(f"verdict: expected a gpu_verdict result, got {describe_value(verdict)}")
+    return list(verdict["lines"])

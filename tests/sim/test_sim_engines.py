@@ -1,0 +1,184 @@
+"""What vLLM, llama.cpp and SGLang allocate (docs/engines.md), worked by hand from the rules;
+the GPU verdict's budget and searches."""
+
+from __future__ import annotations
+
+import pytest
+
+from sim.cache import cache_report
+from sim.engines import allocate, allocation_report, vllm_state_dtypes
+from sim.gpus import GPUS, gpu_memory_bytes, gpu_verdict, verdict_lines
+
+GiB = 2**30
+
+
+def _ceil(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+@pytest.mark.parametrize("tokens", [32_768, 262_144])
+def test_vllm_jamba_by_hand(tokens: int) -> None:
+    # attn1 = 8 KV heads · (128 + 128) · 2 bytes; Mamba-1 state page in bf16 (conv = model
+    # dtype, ssm = conv): conv (4 − 1) × 8192 + ssm 8192 × 16 numbers
+    attn1 = 8 * 256 * 2
+    state_page = (3 * 8192 + 8192 * 16) * 2
+    assert (attn1, state_page) == (4096, 311_296)
+    B = 16 * _ceil(state_page, 16 * attn1)  # align 16 (Mamba-1 has no checkpoint alignment)
+    assert B == 80
+    page = B * attn1  # the state page padded to 327,680 bytes
+    # 4 attention layers, 28 Mamba: group size 4 (28 ≥ 1.5 · 4), 1 + 7 groups
+    per_block = 4 * page
+    attention_blocks = _ceil(tokens, B)
+    for prefix_caching, slots in ((True, 2), (False, 1)):
+        expected = per_block * (attention_blocks + 7 * slots)
+        a = allocate("jamba-v0.1", tokens, 1, "vllm", prefix_caching=prefix_caching)
+        assert a.block_tokens == 80 and a.total_bytes == expected
+        assert a.kv_bytes == per_block * attention_blocks
+    if tokens == 32_768:
+        assert allocate("jamba-v0.1", tokens).total_bytes == 555_745_280
+        assert allocate("jamba-v0.1", tokens, prefix_caching=False).total_bytes == 546_570_240
+
+
+@pytest.mark.parametrize("tokens", [32_768, 262_144])
+def test_vllm_qwen3_next_by_hand(tokens: int) -> None:
+    attn1 = 2 * (256 + 256) * 2  # 2 KV heads, bf16
+    state_page = (3 * 8192 + 32 * 128 * 128) * 2  # conv (K − 1) × 8192 + (32, 128, 128), bf16
+    assert (attn1, state_page) == (2048, 1_097_728)
+    # prefix caching on: align lcm(16, 64) = 64 (FlashInfer GDN checkpoints), 2 + 1 slots;
+    # off: align 16, 1 slot. 12 attention, 36 GDN layers: group size 12, 1 + 3 groups.
+    for prefix_caching, align, slots in ((True, 64, 3), (False, 16, 1)):
+        B = align * _ceil(state_page, align * attn1)
+        assert B == (576 if prefix_caching else 544)
+        expected = 12 * B * attn1 * (_ceil(tokens, B) + 3 * slots)
+        a = allocate("qwen3-next-80b-a3b", tokens, 1, "vllm", prefix_caching=prefix_caching)
+        assert (a.block_tokens, a.total_bytes) == (B, expected)
+    if tokens == 32_768:
+        assert allocate("qwen3-next-80b-a3b", tokens).total_bytes == 934_281_216
+        assert allocate("qwen3-next-80b-a3b", tokens,
+                        prefix_caching=False).total_bytes == 855_638_016
+    # two sequences take twice one
+    assert allocate("qwen3-next-80b-a3b", tokens, 2).total_bytes == 2 * allocate(
+        "qwen3-next-80b-a3b", tokens).total_bytes
+
+
+def test_vllm_speculative_tokens_add_conv_rows_and_slots() -> None:
+    s = 2
+    state_page = ((3 + s) * 8192 + 32 * 128 * 128) * 2
+    B = 64 * _ceil(state_page, 64 * 2048)
+    a = allocate("qwen3-next-80b-a3b", 1000, 1, "vllm", speculative_tokens=s)
+    assert a.block_tokens == B == 576
+    assert a.total_bytes == 12 * B * 2048 * (_ceil(1000, B) + 3 * (2 + s + 1))
+    # Mamba-1 takes no speculative conv rows: Jamba's block stays 80, slots grow to 2 + s
+    j = allocate("jamba-v0.1", 1000, 1, "vllm", speculative_tokens=s)
+    assert j.block_tokens == 80 and j.total_bytes == 4 * 80 * 4096 * (_ceil(1000, 80) + 7 * 4)
+
+
+def test_vllm_state_dtypes_per_family() -> None:
+    assert vllm_state_dtypes("jamba") == ("bf16", "bf16")
+    assert vllm_state_dtypes("nemotron_h") == ("bf16", "fp32")
+    assert vllm_state_dtypes("nemotron_h", {"mamba_ssm_cache_dtype": "bfloat16"}) == ("bf16", "bf16")
+    assert vllm_state_dtypes("qwen3_5_text", {"mamba_ssm_dtype": "float32"}) == ("bf16", "fp32")
+    nemo = allocate("nemotron-h-8b", 0, 1, "vllm", family="nemotron_h", prefix_caching=False)
+    conv, ssm = 3 * 10240, 128 * 64 * 128
+    attn1 = 8 * 256 * 2
+    B = 16 * _ceil(conv * 2 + ssm * 4, 16 * attn1)
+    assert nemo.detail["ssm_dtype"] == "fp32" and nemo.block_tokens == B
+    # 4 attention, 24 Mamba: group size 4, 6 state groups of one slot, no tokens yet
+    assert nemo.total_bytes == 4 * B * attn1 * 6
+
+
+def test_vllm_sliding_window_blocks() -> None:
+    model = {"name": "w", "layers": [
+        {"kind": "attention", "kv_heads": 8, "head_dim": 64, "window": 128, "count": 2},
+        {"kind": "attention", "kv_heads": 8, "head_dim": 64, "count": 2}]}
+    attn1 = 8 * 128 * 2
+    for tokens in (100, 20_000):
+        held = min(128 - 1 + 8192, tokens)
+        window_blocks = min(_ceil(held, 16) + 1, _ceil(tokens, 16))
+        expected = 2 * 16 * attn1 * (_ceil(tokens, 16) + window_blocks)
+        assert allocate(model, tokens, 1, "vllm").total_bytes == expected
+
+
+def test_llama_cpp_one_sequence_is_the_ideal_at_f16_and_fp32() -> None:
+    for key in ("llama-3-8b", "jamba-v0.1", "qwen3-next-80b-a3b", "nemotron-h-8b",
+                "falcon-h1-7b", "mamba-2-2.7b", "kimi-linear-48b-a3b"):
+        for tokens in (256, 32_768, 262_144):
+            ideal = cache_report(key, tokens, 1, "fp16", "fp32")
+            ours = allocate(key, tokens, 1, "llama.cpp")
+            assert ours.total_bytes == ideal["total_bytes"], key
+        # 1000 tokens are held as 1024 cells
+        assert allocate(key, 1000, 1, "llama.cpp").kv_bytes == cache_report(
+            key, 1024, 1, "fp16")["kv_cache_bytes"]
+
+
+def test_llama_cpp_server_default_and_parallel_sequences() -> None:
+    state = cache_report("jamba-v0.1", 0, 1, "fp16", "fp32")["state_bytes"]
+    per_cell = 4 * 2 * 8 * 128 * 2
+    server = allocate("jamba-v0.1", 1000, 2, "llama.cpp", llama_cpp_server=True)
+    assert server.kv_bytes == _ceil(2000, 256) * 256 * per_cell  # shared cells
+    assert server.state_bytes == 4 * state  # four slots whatever the load
+    split = allocate("jamba-v0.1", 1000, 2, "llama.cpp")
+    assert split.kv_bytes == 2 * 1024 * per_cell and split.state_bytes == 2 * state
+    with pytest.raises(ValueError, match=r"^sequences: the llama\.cpp server's default serves 4"):
+        allocate("jamba-v0.1", 1000, 5, "llama.cpp", llama_cpp_server=True)
+    with pytest.raises(ValueError, match=r"^engine: llama\.cpp does not run zamba2"):
+        allocate("zamba2-2.7b", 10, 1, "llama.cpp", family="zamba2")
+
+
+def test_sglang_by_hand() -> None:
+    slot = 28 * (3 * 8192 * 2 + 8192 * 16 * 4)  # conv bf16, ssm fp32, 28 Mamba layers
+    kv = 4 * 2 * 8 * 128 * 2 * 5000 * 2
+    a = allocate("jamba-v0.1", 5000, 2, "sglang")
+    assert (a.kv_bytes, a.state_bytes) == (kv, slot * 3 * 2)
+    off = allocate("jamba-v0.1", 5000, 2, "sglang", prefix_caching=False, speculative_tokens=3)
+    assert off.state_bytes == slot * 1 * 2 + slot * (2 + 1) * 3
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: allocate("jamba-v0.1", 10, 1, "tgi"), r"^engine: unknown value 'tgi'; accepted: ideal"),
+    (lambda: allocate("jamba-v0.1", 10, -1), r"^sequences: expected a positive integer, got -1"),
+    (lambda: allocate("jamba-v0.1", 2**41), r"^tokens: 2199023255552 is too large"),
+    (lambda: allocate("jamba-v0.1", 10.5), r"^tokens: expected an integer, got 10\.5"),
+    (lambda: allocate("jamba-v0.1", 10, speculative_tokens=65), r"^speculative_tokens: 65 is too"),
+    (lambda: allocate("jamba-v0.1", 10, prefix_caching="yes"), r"^prefix_caching: expected true"),
+    (lambda: allocate("jamba-v0.1", 10, 1, "llama.cpp", kv_dtype="q2"), r"^kv_dtype: unknown"),
+    (lambda: allocate("jamba-v0.1", 2**40, 2**20), r"^tokens, sequences: the vllm allocation"),
+    (lambda: allocate("minimax-text-01", 10, family="minimax"), r"^engine: vllm does not run"),
+    (lambda: gpu_memory_bytes(memory_gib=0), r"^memory_gib: expected a size above 0"),
+    (lambda: gpu_memory_bytes(memory_gib=float("nan")), r"^memory_gib: expected a size above 0"),
+    (lambda: gpu_memory_bytes("H100"), r"^gpu: unknown GPU 'H100'; accepted: H100-80GB"),
+    (lambda: gpu_memory_bytes(), r"^gpu, memory_gib: give exactly one"),
+    (lambda: gpu_verdict("llama-3-8b", 10, 0, gpu="L4-24GB"), r"^sequences: expected a positive"),
+    (lambda: gpu_verdict("llama-3-8b", 10, weight_bytes=-1, gpu="L4-24GB"), r"^weight_bytes:"),
+    (lambda: verdict_lines(None), r"^verdict: expected a gpu_verdict result"),
+    (lambda: allocation_report(3), r"^allocation: expected an Allocation"),
+])
+def test_bad_inputs_are_refused_by_name(call, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_gpu_verdict_arithmetic() -> None:
+    assert gpu_memory_bytes("H100-80GB") == 80 * GiB and len(GPUS) >= 8
+    weights, overhead = 16_060_522_496, 2 * GiB
+    v = gpu_verdict("llama-3-8b", 8192, 4, "vllm", gpu="H100-80GB", weight_bytes=weights)
+    budget = _ceil(80 * GiB * 92, 100) - weights - overhead
+    assert v["budget_bytes"] == budget == 60_819_392_103
+    per_token = 32 * 2 * 8 * 128 * 2  # 128 KiB; 8192 tokens are 512 whole blocks of 16
+    assert v["allocated_bytes"] == 4 * 8192 * per_token and v["fits"]
+    assert v["max_sequences"] == budget // (8192 * per_token) == 56
+    # longest context for 4 sequences: whole blocks of 16 tokens
+    blocks = budget // (4 * 16 * per_token)
+    assert v["max_tokens"] == blocks * 16 == 116_000
+    assert any("⌈0.92 × 85,899,345,920⌉ = 79,027,398,247" in line for line in v["lines"])
+    assert verdict_lines(v) == v["lines"]
+    small = gpu_verdict("llama-3-8b", 8192, 1, "vllm", gpu="L4-24GB", weight_bytes=weights,
+                        max_context=8192)
+    assert small["budget_bytes"] == _ceil(24 * GiB * 92, 100) - weights - overhead
+    assert small["max_tokens"] == small["budget_bytes"] // (16 * per_token) * 16
+    assert not small["beyond_max_context"]
+    beyond = gpu_verdict("llama-3-8b", 9000, 1, "ideal", memory_gib=80, max_context=8192)
+    assert beyond["beyond_max_context"] and "beyond it" in beyond["lines"][-1]
+    tiny = gpu_verdict("jamba-v0.1", 10, 1, "ideal", memory_gib=2.0, overhead_bytes=0,
+                       weight_bytes=2 * GiB)
+    assert tiny["max_tokens"] is None and tiny["max_sequences"] == 0 and not tiny["fits"]
