@@ -41,14 +41,24 @@ import numpy as np
 
 from .features import apply_feature_map
 from .validation import (
+    MAX_BASIS,
+    MAX_INPUT,
+    MAX_NUMBERS,
+    MAX_WORK,
     as_float_array,
     check_array,
+    check_budget,
     check_finite,
     check_float,
-    check_nonnegative_int,
     check_positive_int,
+    check_seed,
     describe,
 )
+
+# Seeds and feature counts one call of approximation_error takes: each seed is one draw (a
+# Python call and its QR), each m one pass over the seeds.
+MAX_SEEDS = 1024
+MAX_MS = 1024
 
 Array = np.ndarray
 
@@ -60,11 +70,14 @@ def draw_projection(m: int, d: int, seed: int, orthogonal: bool = True) -> Array
     a Gaussian d × d matrix, signs fixed so Q is uniformly distributed), each row rescaled to the
     length of an independent Gaussian vector; the last block is cut to m mod d rows.
     orthogonal=False: independent rows. Either way the first m rows of a draw with more rows
-    (same seed, same d) are the draw for m.
+    (same seed, same d) are the draw for m. d at most 2,048 (a d × d QR per block) and
+    2·⌈m/d⌉·d² numbers at most 2^27.
     """
-    m = check_positive_int("m", m)
-    d = check_positive_int("d", d)
-    seed = check_nonnegative_int("seed", seed)
+    m = check_positive_int("m", m, MAX_NUMBERS)
+    d = check_positive_int("d", d, MAX_BASIS)
+    check_budget("m, d", 2 * (-(-m // d)) * d * d, MAX_NUMBERS,
+                 f"the Gaussian draw's numbers (2 · ⌈m/d⌉ · d², m = {m:,}, d = {d:,})")
+    seed = check_seed("seed", seed)
     if not isinstance(orthogonal, (bool, np.bool_)):
         raise ValueError(f"orthogonal: expected True or False, got {describe(orthogonal)}")
     rng = np.random.default_rng(seed)
@@ -93,22 +106,44 @@ def favor_features(x: Any, W: Any) -> Array:
     """φ(x) = exp(W x − |x|²/2) / √m, positive random features; x (..., d), W (m, d) → (..., m).
 
     With the rows of W drawn from N(0, I) (`draw_projection`), E[φ(q)·φ(k)] = exp(q·k). No
-    stabiliser here: this is the plain definition, which overflows for |x| beyond about 25;
-    the weight functions below work in logs instead.
+    stabiliser here: this is the plain definition, which overflows for |x| beyond about 25
+    (a ValueError naming x, never inf); the weight functions below work in logs instead.
     """
     x = check_finite("x", as_float_array("x", x))
     if x.ndim == 0 or x.shape[-1] == 0:
         raise ValueError(f"x: expected shape (..., d) with d ≥ 1, got shape {x.shape}")
     W = _check_projection(W, x.shape[-1])
-    return np.exp(x @ W.T - 0.5 * np.sum(x * x, axis=-1, keepdims=True)) / math.sqrt(W.shape[0])
+    check_budget("x, W", x.size // x.shape[-1] * W.shape[0], MAX_NUMBERS,
+                 "the features' numbers")
+    check_budget("x, W", x.size * W.shape[0], MAX_WORK, "the multiply-adds of W x")
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        phi = np.exp(x @ W.T - 0.5 * np.sum(x * x, axis=-1, keepdims=True)) / math.sqrt(W.shape[0])
+    if not np.isfinite(phi).all():
+        raise ValueError(f"x: φ(x) = exp(W x − |x|²/2) / √m leaves float64's range (largest "
+                         f"|x| entry {np.abs(x).max():.3g}); the plain definition overflows "
+                         "beyond |x| ≈ 25: use softmax_weights_favor, which works in logs")
+    return phi
 
 
 def _query_keys(q: Any, K: Any, scale: Any) -> tuple[Array, Array, float]:
     q = check_array("q", q, (None,), "(d,)")
     K = check_array("K", K, (None, q.shape[0]), "(n, d)")
+    for name, a in (("q", q), ("K", K)):
+        if np.abs(a).max() > MAX_INPUT:
+            raise ValueError(f"{name}: expected every entry at most 1e150 in size, got "
+                             f"{float(a.flat[int(np.argmax(np.abs(a)))]):.3g}")
     s = 1.0 / math.sqrt(q.shape[0]) if scale is None else check_float(
         "scale", scale, 0.0, 1e12, low_open=False, accepted="[0, 1e12] (default 1/√d)")
     return q, K, s
+
+
+def _finite_weights(w: Array) -> Array:
+    """Weights that left float64 (scores past 1.8e308: large q, K times the scale) are refused
+    by name instead of returned as NaN."""
+    if not np.isfinite(w).all():
+        raise ValueError("q, K, scale: a score s·q·k (or |√s k|²) leaves float64's range; "
+                         "rescale q and K or lower the scale")
+    return w
 
 
 def _softmax(logits: Array) -> Array:
@@ -137,7 +172,8 @@ def _favor_weights(q: Array, K: Array, W: Array) -> Array:
 def softmax_weights_exact(q: Any, K: Any, scale: float | None = None) -> Array:
     """w_j = exp(s q·k_j) / Σ_l exp(s q·k_l); q (d,), K (n, d) → (n,). s defaults to 1/√d."""
     q, K, s = _query_keys(q, K, scale)
-    return _softmax(s * (K @ q))
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _finite_weights(_softmax(s * (K @ q)))
 
 
 def softmax_weights_favor(q: Any, K: Any, m: int, seed: int, scale: float | None = None,
@@ -149,9 +185,12 @@ def softmax_weights_favor(q: Any, K: Any, m: int, seed: int, scale: float | None
     equal to the plain definition wherever that is representable.
     """
     q, K, s = _query_keys(q, K, scale)
+    m = check_positive_int("m", m, MAX_NUMBERS)
+    check_budget("m, K", m * K.shape[0], MAX_NUMBERS, "the (m, n) feature products' numbers")
     W = draw_projection(m, q.shape[0], seed, orthogonal)
     root = math.sqrt(s)
-    return _favor_weights(root * q, root * K, W)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _finite_weights(_favor_weights(root * q, root * K, W))
 
 
 def elu1_weights(q: Any, K: Any) -> Array:
@@ -162,8 +201,9 @@ def elu1_weights(q: Any, K: Any) -> Array:
     blends the values with.
     """
     q, K, _ = _query_keys(q, K, None)
-    scores = apply_feature_map("elu+1", K) @ apply_feature_map("elu+1", q)  # (n,), all > 0
-    return scores / scores.sum()
+    with np.errstate(over="ignore", invalid="ignore"):
+        scores = apply_feature_map("elu+1", K) @ apply_feature_map("elu+1", q)  # (n,), all > 0
+        return _finite_weights(scores / scores.sum())
 
 
 @dataclass(frozen=True, eq=False)
@@ -192,12 +232,14 @@ class ApproximationError:
     elu1_max_abs: float
 
 
-def _check_int_list(name: str, x: Any, low: int) -> Array:
-    a = np.asarray(x)
-    ok = a.ndim == 1 and a.size > 0 and a.dtype.kind in "iu" and bool(np.all(a >= low))
+def _check_int_list(name: str, x: Any, low: int, high: int, most: int) -> Array:
+    """A non-empty 1-D list of at most `most` integers in [low, high]."""
+    a = np.asarray(x) if not isinstance(x, (str, bytes)) else np.asarray([x])
+    ok = (a.ndim == 1 and 0 < a.size <= most and a.dtype.kind in "iu"
+          and bool(np.all(a >= low)) and bool(np.all(a <= high)))
     if not ok:
-        raise ValueError(
-            f"{name}: expected a non-empty list of integers ≥ {low}, got {describe(x)}")
+        raise ValueError(f"{name}: expected a non-empty list of at most {most:,} integers from "
+                         f"{low} to {high:,}, got {describe(x)}")
     return a.astype(np.int64)
 
 
@@ -205,24 +247,34 @@ def approximation_error(q: Any, K: Any, ms: Sequence[int] | Array, seeds: Sequen
                         scale: float | None = None, orthogonal: bool = True
                         ) -> ApproximationError:
     """Error of the FAVOR+ softmax weights against the exact ones, for every m in `ms`, averaged
-    over `seeds`. q (d,), K (n, d); ms, seeds lists of ints (ms ≥ 1, seeds ≥ 0).
+    over `seeds`. q (d,), K (n, d); ms, seeds lists of ints (ms ≥ 1, seeds ≥ 0), at most
+    1,024 of each, the work bounded before any draw (seeds · Σ ms · (n + d) ≤ 2^32).
 
     One projection of max(ms) rows per seed; each m uses its first m rows (the same draw
     `softmax_weights_favor(q, K, m, seed)` makes). Vectorised over seeds.
     """
     q, K, s = _query_keys(q, K, scale)
-    ms_ = _check_int_list("ms", ms, 1)
-    seeds_ = _check_int_list("seeds", seeds, 0)
-    d = q.shape[0]
+    ms_ = _check_int_list("ms", ms, 1, MAX_NUMBERS, MAX_MS)
+    seeds_ = _check_int_list("seeds", seeds, 0, 2**63 - 1, MAX_SEEDS)
+    d, n, m_max = q.shape[0], K.shape[0], int(ms_.max())
+    check_positive_int("d", d, MAX_BASIS)
+    check_budget("ms, seeds", len(seeds_) * m_max * d * 2, MAX_NUMBERS,
+                 f"the projections' numbers ({len(seeds_):,} seeds × max(ms) = {m_max:,} × d)")
+    check_budget("ms, seeds, K", len(seeds_) * int(ms_.sum()) * (n + d), MAX_WORK,
+                 "the multiply-adds of every estimate")
+    check_budget("ms, seeds, K", len(seeds_) * m_max * n, MAX_NUMBERS,
+                 "the numbers of one (seeds, m, n) feature product")
     W = np.stack([draw_projection(int(ms_.max()), d, int(seed), orthogonal)
                   for seed in seeds_])  # (n_seeds, m_max, d)
-    exact = _softmax(s * (K @ q))  # (n,)
+    exact = softmax_weights_exact(q, K, s)  # (n,), refused if beyond float64
     root = math.sqrt(s)
     per_mean = np.empty((len(ms_), len(seeds_)))
     per_max = np.empty((len(ms_), len(seeds_)))
-    for i, m in enumerate(ms_):
-        gap = np.abs(_favor_weights(root * q, root * K, W[:, :m]) - exact)  # (n_seeds, n)
-        per_mean[i], per_max[i] = gap.mean(axis=1), gap.max(axis=1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for i, m in enumerate(ms_):
+            favor = _finite_weights(_favor_weights(root * q, root * K, W[:, :m]))  # (n_seeds, n)
+            gap = np.abs(favor - exact)
+            per_mean[i], per_max[i] = gap.mean(axis=1), gap.max(axis=1)
     elu1 = elu1_weights(q, K)
     return ApproximationError(
         ms=ms_, seeds=seeds_, exact=exact, elu1=elu1,

@@ -11,7 +11,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .validation import check_nonnegative_int, check_positive_int
+from .validation import (
+    MAX_BASIS,
+    MAX_NUMBERS,
+    check_budget,
+    check_float,
+    check_nonnegative_int,
+    check_positive_int,
+    check_seed,
+)
 
 Array = np.ndarray
 
@@ -38,18 +46,35 @@ class Stream:
 
 
 def _seed(seed: int) -> int:
-    return check_nonnegative_int("seed", seed)
+    return check_seed("seed", seed)
+
+
+def _sizes(T: int, d_k: int, d_v: int, basis: bool = False) -> tuple[int, int, int]:
+    """T, d_k, d_v of a stream: positive, T·(2 d_k + d_v) numbers at most 2^27, and d_k at
+    most 2,048 where the keys come from a d_k × d_k orthonormal basis (a QR, O(d_k³))."""
+    T, d_k, d_v = (check_positive_int(n, x, MAX_NUMBERS)
+                   for n, x in (("T", T), ("d_k", d_k), ("d_v", d_v)))
+    check_budget("T, d_k, d_v", T * (2 * d_k + d_v), MAX_NUMBERS,
+                 f"the stream's numbers (T · (2 d_k + d_v), T = {T:,})")
+    if basis:
+        check_positive_int("d_k", d_k, MAX_BASIS)
+    return T, d_k, d_v
 
 
 def orthonormal_basis(d: int, rng: np.random.Generator) -> Array:
-    """(d, d) random orthonormal rows, from the QR decomposition of a Gaussian matrix."""
+    """(d, d) random orthonormal rows, from the QR decomposition of a Gaussian matrix.
+    d from 1 to 2,048 (the QR is O(d³)); rng a numpy Generator."""
+    d = check_positive_int("d", d, MAX_BASIS)
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng: expected a numpy Generator (np.random.default_rng(seed)), got "
+                         f"{type(rng).__name__}")
     Q, R = np.linalg.qr(rng.standard_normal((d, d)))
     return (Q * np.sign(np.diag(R))).T  # sign fix: a unique, uniformly random basis
 
 
 def gaussian(T: int, d_k: int, d_v: int, seed: int = 0) -> Stream:
     """q, k, v all standard Gaussian; keys NOT normalised (call sim.l2_normalize for delta rules)."""
-    T, d_k, d_v = (check_positive_int(n, x) for n, x in (("T", T), ("d_k", d_k), ("d_v", d_v)))
+    T, d_k, d_v = _sizes(T, d_k, d_v)
     rng = np.random.default_rng(_seed(seed))
     q = rng.standard_normal((T, d_k))
     k = rng.standard_normal((T, d_k))
@@ -60,7 +85,7 @@ def gaussian(T: int, d_k: int, d_v: int, seed: int = 0) -> Stream:
 def orthonormal(T: int, d_k: int, d_v: int, seed: int = 0) -> Stream:
     """Keys cycle through one orthonormal basis: token t uses basis row t mod d_k, so keys
     repeat after d_k tokens. Each token queries its own key (q_t = k_t)."""
-    T, d_k, d_v = (check_positive_int(n, x) for n, x in (("T", T), ("d_k", d_k), ("d_v", d_v)))
+    T, d_k, d_v = _sizes(T, d_k, d_v, basis=True)
     rng = np.random.default_rng(_seed(seed))
     basis = orthonormal_basis(d_k, rng)  # (d_k, d_k)
     index = np.arange(T) % d_k
@@ -82,8 +107,9 @@ def _distinct_unit_keys(n: int, d_k: int, rng: np.random.Generator) -> np.ndarra
 def vocabulary(T: int, d_k: int, d_v: int, vocab_size: int = 4, seed: int = 0) -> Stream:
     """Keys drawn with repeats from a small vocabulary of unit keys (orthonormal when
     vocab_size ≤ d_k, else random unit vectors); each word keeps one value; q_t = k_t."""
-    T, d_k, d_v = (check_positive_int(n, x) for n, x in (("T", T), ("d_k", d_k), ("d_v", d_v)))
-    vocab_size = check_positive_int("vocab_size", vocab_size)
+    T, d_k, d_v = _sizes(T, d_k, d_v, basis=True)
+    vocab_size = check_positive_int("vocab_size", vocab_size, MAX_NUMBERS)
+    check_budget("vocab_size, d_k", vocab_size * (d_k + d_v), MAX_NUMBERS, "the words' numbers")
     rng = np.random.default_rng(_seed(seed))
     words = _distinct_unit_keys(vocab_size, d_k, rng)  # (vocab_size, d_k)
     meanings = rng.standard_normal((vocab_size, d_v))  # one value per word
@@ -99,8 +125,10 @@ def associative_recall(n_pairs: int, d_k: int, d_v: int, seed: int = 0) -> Strea
     query every key in order (q = k_i, with k = 0 and v = 0 so a query writes nothing; decays
     still apply). Keys are orthonormal while n_pairs ≤ d_k, random unit vectors beyond.
     `targets` holds v_i at the query tokens (and at the write tokens)."""
-    n = check_positive_int("n_pairs", n_pairs)
-    d_k, d_v = check_positive_int("d_k", d_k), check_positive_int("d_v", d_v)
+    n = check_positive_int("n_pairs", n_pairs, MAX_NUMBERS)
+    _, d_k, d_v = _sizes(2 * n, d_k, d_v)
+    if n <= d_k:  # the keys are rows of a d_k × d_k orthonormal basis
+        check_positive_int("d_k", d_k, MAX_BASIS)
     rng = np.random.default_rng(_seed(seed))
     keys = _distinct_unit_keys(n, d_k, rng)  # (n, d_k)
     values = rng.standard_normal((n, d_v))
@@ -122,10 +150,10 @@ def overwrite(T: int = 12, d_k: int = 4, d_v: int = 4, seed: int = 0, key_index:
     written under it by token t: what the delta rule with β = 1 returns, while linear
     attention returns the sum of all of them.
     """
-    T, d_k, d_v = (check_positive_int(n, x) for n, x in (("T", T), ("d_k", d_k), ("d_v", d_v)))
+    T, d_k, d_v = _sizes(T, d_k, d_v, basis=True)
     if d_k < 2:
         raise ValueError(f"d_k: expected at least 2 (one rewritten key and others), got {d_k}")
-    every = check_positive_int("every", every)
+    every = check_positive_int("every", every, MAX_NUMBERS)
     key_index = check_nonnegative_int("key_index", key_index)
     if key_index >= d_k:
         raise ValueError(f"key_index: expected an index in 0..{d_k - 1}, got {key_index}")
@@ -173,9 +201,12 @@ def draw_gates(T: int, d_k: int, alpha: float, beta: float, seed: int = 0) -> di
     α_t = clip(α + 0.1 ε, 0.01, 1) and β_t = clip(β + 0.25 ε, 0, 2), ε standard normal. Returns
     alpha (T,) for scalar-gated rules, alpha_channel (T, d_k) for per-channel decay (GLA, KDA),
     beta (T,). Drawn from a generator of its own ([seed, 7]), so the token streams of the same
-    seed are unchanged.
+    seed are unchanged. alpha in (0, 1] and beta in [0, 2] (NaN and text are refused by name).
     """
-    T, d_k = check_positive_int("T", T), check_positive_int("d_k", d_k)
+    T, d_k = check_positive_int("T", T, MAX_NUMBERS), check_positive_int("d_k", d_k, MAX_NUMBERS)
+    check_budget("T, d_k", T * (d_k + 2), MAX_NUMBERS, f"the gates' numbers (T · (d_k + 2), T = {T:,})")
+    alpha = check_float("alpha", alpha, 0.0, 1.0, low_open=True, accepted="(0, 1]")
+    beta = check_float("beta", beta, 0.0, BETA_MAX, low_open=False, accepted="[0, 2]")
     rng = np.random.default_rng([_seed(seed), 7])
     return {
         "alpha": np.clip(alpha + ALPHA_SPREAD * rng.standard_normal(T), ALPHA_FLOOR, 1.0),
