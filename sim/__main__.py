@@ -1,8 +1,21 @@
 """Command line: `python -m sim cache ...` and `python -m sim models`.
 
     python -m sim cache (--model ID | --config FILE | --hf-config FILE) --tokens N [--batch B]
-                        [--kv-dtype D] [--state-dtype D] [--block [B]] [--json]
+                        [--kv-dtype D] [--state-dtype D] [--block [B]] [--weights [DTYPE]]
+                        [--engine {ideal,vllm,llama.cpp,sglang}] [--no-prefix-caching]
+                        [--speculative-tokens N] [--gpu NAME | --gpu-memory GIB]
+                        [--overhead GIB] [--json]
     python -m sim models
+    python -m sim gpus
+
+--weights counts the parameters (sim.weights; a preset or a config.json, not a layer
+description) and their bytes at DTYPE (bf16 when no dtype is given). --engine adds what the
+engine allocates for --batch sequences of --tokens tokens (sim.engines); --gpu or --gpu-memory
+adds the verdict (sim.gpus): the budget, whether it fits, the longest context for --batch
+sequences and the most sequences at --tokens, with the arithmetic. With --json these add the
+keys params_total, params_active, weight_bytes, engine, allocated_bytes (KV + state as the
+engine allocates them), engine_block_tokens, fits, max_tokens, max_sequences (null where not
+asked), beside engine_lines, verdict_lines, max_context and beyond_max_context.
 
 --hf-config reads a Hugging Face config.json (sim.hf_config) and adds the fields it used,
 derived, defaulted and ignored; --block B also shows the KV cache rounded up to whole blocks of B
@@ -32,8 +45,12 @@ from .cache import (
     format_bytes,
     parse_model_text,
 )
-from .hf_config import from_hf_config
+from .engines import ENGINES, allocate
+from .gpus import GPUS, GiB, gpu_memory_bytes, gpu_verdict
+from .hf_config import context_note, from_hf_config, max_context, parse_config, recognise
+from .presets import PRESET_HF_CONFIGS
 from .user_input import MAX_NUMBER_DIGITS, MAX_TEXT_BYTES, escape_unprintable, quote
+from .weights import WEIGHT_DTYPES, parameter_count, parameter_report
 
 
 def _say_error(message: str) -> None:
@@ -68,12 +85,30 @@ def _parser() -> argparse.ArgumentParser:
     which.add_argument("--hf-config", help="a Hugging Face config.json (≤ 64 KiB)")
     cache.add_argument("--tokens", type=_integer, required=True, help="tokens per sequence")
     cache.add_argument("--batch", type=_integer, default=1, help="sequences (default 1)")
-    cache.add_argument("--kv-dtype", default="bf16", help=f"one of {', '.join(DTYPE_BYTES)}")
-    cache.add_argument("--state-dtype", default="fp32", help=f"one of {', '.join(DTYPE_BYTES)}")
+    cache.add_argument("--kv-dtype", default=None,
+                       help=f"one of {', '.join(DTYPE_BYTES)} (default bf16; llama.cpp f16)")
+    cache.add_argument("--state-dtype", default=None,
+                       help=f"one of {', '.join(DTYPE_BYTES)} (default fp32; an engine's own)")
     cache.add_argument("--block", type=_integer, nargs="?", const=16, default=None, metavar="B",
                        help="also show the KV cache in whole blocks of B tokens (default B 16)")
+    cache.add_argument("--weights", nargs="?", const="bf16", default=None, metavar="DTYPE",
+                       help=f"count parameters and weight bytes at one of "
+                            f"{', '.join(WEIGHT_DTYPES)} (default bf16)")
+    cache.add_argument("--engine", choices=ENGINES, default=None,
+                       help="what an engine allocates (default: ideal when --gpu is given)")
+    cache.add_argument("--no-prefix-caching", action="store_true",
+                       help="vLLM without prefix caching; SGLang without the radix cache")
+    cache.add_argument("--speculative-tokens", type=_integer, default=0, metavar="N",
+                       help="speculative (draft) tokens per step (default 0)")
+    gpu = cache.add_mutually_exclusive_group()
+    gpu.add_argument("--gpu", default=None, help=f"one of {', '.join(GPUS)}")
+    gpu.add_argument("--gpu-memory", type=float, default=None, metavar="GIB",
+                     help="a custom GPU size in GiB")
+    cache.add_argument("--overhead", type=float, default=2.0, metavar="GIB",
+                       help="activations, CUDA graphs and other non-KV memory (default 2 GiB)")
     cache.add_argument("--json", action="store_true", help="print JSON instead of a table")
     commands.add_parser("models", help="list the presets with their sources")
+    commands.add_parser("gpus", help="list the GPUs the verdict knows")
     return parser
 
 
@@ -135,6 +170,100 @@ def _model(args: argparse.Namespace) -> tuple[Model, dict[str, Any] | None]:
     return _model_description(args), None
 
 
+def _config(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The config.json behind the model: the file, a preset's fields, or None (a layer file)."""
+    if args.hf_config is not None:
+        return parse_config(read_limited(args.hf_config, "--hf-config"))
+    if args.model is not None:
+        return PRESET_HF_CONFIGS[args.model]
+    return None
+
+
+def _overhead(gib: float) -> int:
+    if not (0 <= gib <= 16_384):  # also refuses NaN
+        raise ValueError(f"--overhead: expected 0 to 16,384 GiB, got {gib!r}")
+    return int(gib * GiB)
+
+
+def _engine_keys(args: argparse.Namespace, model: Model,
+                 hf_report: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Parameters, the engine's allocation and the GPU verdict, or None when none is asked."""
+    gpu_asked = args.gpu is not None or args.gpu_memory is not None
+    if args.weights is None and args.engine is None and not gpu_asked:
+        return None
+    if gpu_asked:
+        try:
+            gpu_memory_bytes(args.gpu, args.gpu_memory)
+        except ValueError as error:
+            option = "--gpu" if args.gpu is not None else "--gpu-memory"
+            raise ValueError(f"{option}: {str(error).split(': ', 1)[1]}") from None
+    config = _config(args)
+    if args.weights is not None and args.weights not in WEIGHT_DTYPES:
+        raise ValueError(f"--weights: unknown dtype {quote(args.weights)}; accepted: "
+                         f"{', '.join(WEIGHT_DTYPES)}")
+    params = None
+    if config is not None and (args.weights is not None or gpu_asked):
+        params = parameter_report(parameter_count(config), args.weights or "bf16")
+    elif args.weights is not None:
+        raise ValueError("--weights: needs --model or --hf-config (a layer description has no "
+                         "parameter sizes)")
+    family = None
+    if config is not None:
+        family = (hf_report or {}).get("family") or recognise(config)
+    engine = args.engine or "ideal"
+    options: dict[str, Any] = {"family": family, "prefix_caching": not args.no_prefix_caching,
+                               "speculative_tokens": args.speculative_tokens}
+    if args.kv_dtype is not None:
+        options["kv_dtype"] = args.kv_dtype
+    if args.state_dtype is not None:
+        options["ssm_dtype"] = args.state_dtype
+    allocation = allocate(model, args.tokens, args.batch, engine, **options)
+    limit = (hf_report or {}).get("max_context") if hf_report else (
+        max_context(config) if config is not None else None)
+    out: dict[str, Any] = {
+        "params_total": None if params is None else params["params_total"],
+        "params_active": None if params is None else params["params_active"],
+        "params_active_without_embeddings":
+            None if params is None else params["params_active_without_embeddings"],
+        "weight_dtype": None if params is None else params["weight_dtype"],
+        "weight_bytes": None if params is None else params["weight_bytes"],
+        "engine": engine, "allocated_bytes": allocation.total_bytes,
+        "allocated_kv_bytes": allocation.kv_bytes,
+        "allocated_state_bytes": allocation.state_bytes,
+        "engine_block_tokens": allocation.block_tokens, "engine_lines": list(allocation.lines),
+        "fits": None, "max_tokens": None, "max_sequences": None, "verdict_lines": [],
+        "max_context": limit, "beyond_max_context": limit is not None and args.tokens > limit}
+    if gpu_asked:
+        weights = 0 if params is None else params["weight_bytes"]
+        verdict = gpu_verdict(model, args.tokens, args.batch, engine, gpu=args.gpu,
+                              memory_gib=args.gpu_memory, weight_bytes=weights,
+                              overhead_bytes=_overhead(args.overhead), max_context=limit,
+                              **options)
+        lines = verdict["lines"] if params is not None else [
+            "weights not counted (a layer description has no parameter sizes)", *verdict["lines"]]
+        out.update(fits=verdict["fits"], max_tokens=verdict["max_tokens"],
+                   max_sequences=verdict["max_sequences"], budget_bytes=verdict["budget_bytes"],
+                   verdict_lines=lines)
+    return out
+
+
+def _engine_text(extra: dict[str, Any]) -> str:
+    lines = [""]
+    if extra["params_total"] is not None:
+        lines.append(f"parameters: {extra['params_total']:,} total, {extra['params_active']:,} "
+                     f"active with embeddings ({extra['params_active_without_embeddings']:,} "
+                     "without)")
+        lines.append(f"weights in {extra['weight_dtype']}: {format_bytes(extra['weight_bytes'])} "
+                     f"({extra['weight_bytes']:,} bytes)")
+    lines += [f"engine {extra['engine']}: {format_bytes(extra['allocated_bytes'])} "
+              f"({extra['allocated_bytes']:,} bytes) allocated", *extra["engine_lines"]]
+    if extra["verdict_lines"]:
+        lines += ["", *extra["verdict_lines"]]
+    if extra["beyond_max_context"]:
+        lines.append(context_note({"max_context": extra["max_context"]}, extra["tokens"]))
+    return "\n".join(lines)
+
+
 def _model_description(args: argparse.Namespace) -> Model:
     if args.config is not None:
         return parse_model_text(read_limited(args.config, "--config"))
@@ -145,16 +274,24 @@ def _model_description(args: argparse.Namespace) -> Model:
 
 
 def _run(args: argparse.Namespace) -> str:
+    if args.command == "gpus":
+        return "\n".join(f"{name:<16} {size} GB (read as {size} GiB)" for name, size in GPUS.items())
     if args.command == "models":
         return "\n".join(f"{key:<22} {_cell(model.name, 80)} ({model.n_layers} layers)\n"
                          f"{'':<22} {_cell(model.source, 4000)}" for key, model in PRESETS.items())
     model, hf_report = _model(args)
-    report = cache_report(model, args.tokens, args.batch, args.kv_dtype, args.state_dtype,
-                          args.block)
+    report = cache_report(model, args.tokens, args.batch, args.kv_dtype or "bf16",
+                          args.state_dtype or "fp32", args.block)
+    extra = _engine_keys(args, model, hf_report)
     if args.json:
-        return json.dumps(report if hf_report is None else {**report, "hf_config": hf_report},
-                          indent=2)
-    return _table(report) + ("" if hf_report is None else _fields(hf_report))
+        out = report if hf_report is None else {**report, "hf_config": hf_report}
+        return json.dumps(out if extra is None else {**out, **extra}, indent=2)
+    text = _table(report) + ("" if hf_report is None else _fields(hf_report))
+    if extra is not None:
+        text += _engine_text({**extra, "tokens": args.tokens})
+    elif hf_report is not None and context_note(hf_report, args.tokens):
+        text += "\n" + context_note(hf_report, args.tokens)
+    return text
 
 
 def main(argv: list[str] | None = None) -> int:

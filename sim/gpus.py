@@ -129,7 +129,9 @@ def gpu_verdict(model: Any, tokens: int, sequences: int = 1, engine: str = "vllm
                  f"allocate {allocated:,} bytes ({_fmt(allocated)}) "
                  f"{'≤' if fits else '>'} {budget:,}: {'fits' if fits else 'does not fit'}")
     max_tokens = _largest(lambda t: run(t, sequences).total_bytes <= budget, 0, MAX_TOKENS)
-    if max_tokens is None:
+    if max_tokens is None and budget < 0:
+        lines.append("the weights and the overhead alone pass the memory: nothing fits")
+    elif max_tokens is None:
         lines.append(f"even 0 tokens do not fit for {sequences} sequence(s): the fixed state "
                      f"alone takes {run(0, sequences).total_bytes:,} bytes")
     else:
@@ -139,7 +141,8 @@ def gpu_verdict(model: Any, tokens: int, sequences: int = 1, engine: str = "vllm
                      if max_tokens < MAX_TOKENS else
                      f"longest context for {sequences} sequence(s): at least {MAX_TOKENS:,} tokens")
     most = _largest(lambda n: run(tokens, n).total_bytes <= budget, 1, MAX_BATCH) or 0
-    lines.append(f"most sequences at {tokens:,} tokens: {most:,}"
+    lines.append(f"most sequences at {tokens:,} tokens: {'at least ' if most == MAX_BATCH else ''}"
+                 f"{most:,}"
                  + (f" (allocate {run(tokens, most).total_bytes:,} bytes)" if most else ""))
     beyond = max_context is not None and tokens > max_context
     if max_context is not None:

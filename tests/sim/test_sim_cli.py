@@ -163,3 +163,69 @@ def test_every_error_class_is_one_line(monkeypatch, capsys, error: BaseException
     assert captured.out == ""
     lines = captured.err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), lines
+
+
+# --- weights, engines and the GPU verdict (issue 22) -------------------------------------------
+
+ENGINE_KEYS = ("params_total", "params_active", "weight_bytes", "engine", "allocated_bytes",
+               "engine_block_tokens", "fits", "max_tokens", "max_sequences")
+
+
+def test_cache_json_with_weights_engine_and_gpu() -> None:
+    result = _sim("cache", "--model", "qwen3-next-80b-a3b", "--tokens", "32768", "--weights",
+                  "fp8", "--engine", "vllm", "--gpu", "H200-141GB", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert all(key in report for key in ENGINE_KEYS)
+    assert report["params_total"] == 79_674_391_296 and report["weight_bytes"] == 79_674_391_296
+    # 12 layers per group · 576-token pages of 2,048 bytes · (57 attention + 9 state blocks)
+    assert report["allocated_bytes"] == 12 * 576 * 2048 * 66 and report["engine_block_tokens"] == 576
+    budget = -(-141 * 2**30 * 92 // 100) - 79_674_391_296 - 2 * 2**30
+    assert report["budget_bytes"] == budget and report["fits"] is True
+    assert report["max_sequences"] == budget // (12 * 576 * 2048 * 66)
+    off = json.loads(_sim("cache", "--model", "qwen3-next-80b-a3b", "--tokens", "32768",
+                          "--engine", "vllm", "--no-prefix-caching", "--json").stdout)
+    assert off["allocated_bytes"] == 855_638_016 and off["params_total"] is None
+    assert off["fits"] is None and off["engine_block_tokens"] == 544
+
+
+def test_cache_llama_cpp_engine_and_table(tmp_path: Path) -> None:
+    result = _sim("cache", "--model", "jamba-v0.1", "--tokens", "1000", "--engine", "llama.cpp",
+                  "--json")
+    report = json.loads(result.stdout)
+    assert report["allocated_bytes"] == 4 * 2 * 8 * 128 * 2 * 1024 + report["state_bytes"]
+    table = _sim("cache", "--model", "jamba-v0.1", "--tokens", "300000", "--weights",
+                 "--gpu-memory", "200")
+    assert table.returncode == 0, table.stderr
+    assert "parameters: 51,570,323,328 total" in table.stdout
+    assert "beyond the model's own maximum of 262,144" in table.stdout
+    assert "longest context for 1 sequence(s)" in table.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--gpu-memory", "0"), "error: --gpu-memory: expected a size above 0"),
+    (("--gpu", "H100"), "error: --gpu: unknown GPU 'H100'"),
+    (("--batch", "-1", "--engine", "vllm"), "error: batch: expected a positive integer, got -1"),
+    (("--engine", "tgi"), "error: argument --engine: invalid choice: 'tgi'"),
+    (("--weights", "int3"), "error: --weights: unknown dtype 'int3'"),
+    (("--speculative-tokens", "-2", "--engine", "vllm"), "error: speculative_tokens: expected"),
+    (("--overhead", "nan", "--gpu", "L4-24GB"), "error: --overhead: expected 0 to 16,384 GiB"),
+])
+def test_engine_options_refused_with_one_line(args: tuple[str, ...], message: str) -> None:
+    result = _sim("cache", "--model", "jamba-v0.1", "--tokens", "100", *args)
+    assert result.returncode == 2 and result.stdout == "" and "Traceback" not in result.stderr
+    assert len(result.stderr.splitlines()) == 1 and result.stderr.startswith(message)
+
+
+def test_weights_of_a_layer_description_are_refused(tmp_path: Path) -> None:
+    config = tmp_path / "model.json"
+    config.write_text(json.dumps({"name": "t", "layers": [
+        {"kind": "attention", "kv_heads": 1, "head_dim": 4}]}))
+    result = _sim("cache", "--config", str(config), "--tokens", "8", "--weights")
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: --weights: needs --model or --hf-config")
+
+
+def test_gpus_lists_the_gpus() -> None:
+    result = _sim("gpus")
+    assert result.returncode == 0 and "H100-80GB        80 GB" in result.stdout
