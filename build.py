@@ -224,6 +224,86 @@ def fetch_katex() -> Path:
     return tarball
 
 
+def fetch_ui_font() -> Path:
+    pin = PINS["ui_font"]
+    tarball = download(pin["tarball"], CACHE / "downloads" / f"fontsource-dejavu-sans-{pin['version']}.tgz")
+    check_integrity(tarball, pin["integrity"])
+    return tarball
+
+
+def font_codepoints() -> set[int]:
+    """The code points the UI font is cut to (pins.toml [ui_font] unicodes)."""
+    points = set()
+    for item in PINS["ui_font"]["unicodes"]:
+        lo, _, hi = item.partition("-")
+        points.update(range(int(lo, 16), int(hi or lo, 16) + 1))
+    return points
+
+
+def write_ui_font(out: Path, tarball: Path) -> dict[str, dict]:
+    """The site's UI font, cut to `font_codepoints()` as woff2: static/fonts/lab-sans-<weight>.woff2
+    and its licence. Returns {file: {bytes, sha256, glyphs}} for build-info.json."""
+    from fontTools import subset  # noqa: PLC0415 — a build dependency only (requirements/build.txt)
+    from fontTools.ttLib import TTFont  # noqa: PLC0415
+
+    pin = PINS["ui_font"]
+    dest = out / "static" / "fonts"
+    dest.mkdir(parents=True, exist_ok=True)
+    written = {}
+    with tarfile.open(tarball) as tar:
+        (dest / "LICENSE").write_bytes(tar.extractfile("package/LICENSE").read())
+        for weight, member in pin["files"].items():
+            font = TTFont(io.BytesIO(tar.extractfile(f"package/{member}").read()))
+            options = subset.Options()
+            options.flavor = "woff2"
+            options.layout_features = ["kern", "liga"]
+            options.hinting = False  # browsers hint at run time; hints were a third of the size
+            options.drop_tables += ["FFTM"]
+            options.name_IDs = ["*"]
+            subsetter = subset.Subsetter(options)
+            subsetter.populate(unicodes=font_codepoints())
+            subsetter.subset(font)
+            target = dest / f"lab-sans-{weight}.woff2"
+            font.flavor = "woff2"
+            font.save(target)
+            written[f"static/fonts/{target.name}"] = {
+                "bytes": target.stat().st_size, "sha256": sha256(target),
+                "glyphs": len(font.getGlyphOrder())}
+    log("UI font: " + ", ".join(f"{Path(k).name} {v['bytes'] / 1e3:.1f} kB" for k, v in written.items())
+        + f" (npm @fontsource/dejavu-sans@{pin['version']}, {len(font_codepoints())} code points)")
+    return written
+
+
+def _strings(value):
+    """Every string inside a JSON value."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+
+
+def assert_font_covers_pages(out: Path) -> None:
+    """Every character a page shows in its shell, lesson text or figures is in the UI font: one
+    outside its ranges would be drawn in whatever font the visitor's system has (and measured
+    with it by the presenter fit). KaTeX typesets the formulas with its own fonts: TeX source is
+    ASCII. Fails naming the characters and the page."""
+    covered = font_codepoints() | {0x0A, 0x0D, 0x09, 0xFEFF}
+    for page in sorted(out.glob("*.html")):
+        text = page.read_text()
+        shown = [re.sub(r"<script\b[^>]*>.*?</script>", " ", text, flags=re.S)]
+        for block in re.findall(r'<script id="lab-(?:doc|config)" type="application/json">(.*?)</script>', text, re.S):
+            shown.extend(_strings(json.loads(block.replace("<\\/", "</"))))
+        missing = sorted({ch for s in shown for ch in s if ord(ch) not in covered})
+        if missing:
+            names = ", ".join(f"{ch} U+{ord(ch):04X}" for ch in missing[:20])
+            raise BuildError(f"{page.name} shows characters the UI font is not cut to: {names}; "
+                             "add their ranges to pins.toml [ui_font] unicodes")
+
+
 # Wheels -------------------------------------------------------------------------------------
 
 def rewrite_wheel(src: Path, dest: Path, keep) -> Path:
@@ -529,7 +609,8 @@ def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id
         ahead = ahead_of[page.slug]
         config = {"page": page.slug, "title": page.title, "packages": packages, "sizes": sizes,
                   "build": build_id, "code": entry.read_text(),
-                  "prerender": {k: ahead[k] for k in ("query", "csv", "t_max")}}
+                  "link": ahead["link"],  # the link contract, stated in ui/urlstate.py
+                  "prerender": {k: ahead[k] for k in ("csv", "t_max")}}
         body = shell
         for key, value in {
             "TITLE": html.escape(page.title),
@@ -757,6 +838,7 @@ def main() -> None:
     runtime, others, bytecode = compile_bytecode(runtime, built)
     lock = write_lock(official_lock, official, built, others)
     katex = fetch_katex()
+    font = fetch_ui_font()
 
     out: Path = args.out
     if out.exists():
@@ -775,6 +857,7 @@ def main() -> None:
     (out / "pyodide" / "pyodide-lock.json").write_text(json.dumps(lock, indent=1))
     shutil.rmtree(built[PROJECT].parent, ignore_errors=True)  # the per-build project folder
     copy_static(out, katex)
+    fonts = write_ui_font(out, font)
 
     packages = PINS["browser_stack"]["packages"]
     needed = resolve(lock, packages)
@@ -793,8 +876,9 @@ def main() -> None:
     pages = render_pages(out, packages, sizes, build_id, args.allow_missing, args.only)
     add_content_security_policy(out)
     write_service_worker(out, build_id)
-    write_build_info(out, lock, official, others, sources, pages, build_id, bytecode)
+    write_build_info(out, lock, official, others, sources, pages, build_id, bytecode, fonts)
     assert_self_contained(out)
+    assert_font_covers_pages(out)
     assert_no_bokeh_css_variables(out)
     total = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     log(f"dist/site: {total / 1e6:.1f} MB in {sum(1 for p in out.rglob('*') if p.is_file())} files, "
@@ -822,7 +906,8 @@ def _is_bytecode(wheel: Path) -> bool:
     return any(n.endswith(".pyc") for n in names) and not any(n.endswith(".py") for n in names)
 
 
-def write_build_info(out: Path, lock, official, others, sources, pages, build_id, bytecode) -> None:
+def write_build_info(out: Path, lock, official, others, sources, pages, build_id, bytecode,
+                     fonts: dict[str, dict]) -> None:
     pure = PINS["pure_wheels"]
     shipped = []
     for name, entry in lock["packages"].items():
@@ -844,7 +929,10 @@ def write_build_info(out: Path, lock, official, others, sources, pages, build_id
             "runtime": sources, "wheels": shipped,
             "pages": pages, "static": ["static/bokeh (BokehJS from the bokeh wheel)",
                                        "static/panel (Panel JS/CSS from the panel wheel)",
-                                       f"static/katex (npm katex@{PINS['katex']['version']})"]}
+                                       f"static/katex (npm katex@{PINS['katex']['version']})",
+                                       f"static/fonts (npm @fontsource/dejavu-sans@{PINS['ui_font']['version']},"
+                                       " cut to the pages' characters)"],
+            "fonts": fonts}
     (out / "build-info.json").write_text(json.dumps(info, indent=1))
 
 

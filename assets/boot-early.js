@@ -1,15 +1,23 @@
-// Runs before first paint: theme, embed and presenter classes, so nothing flashes.
+// Runs before first paint: theme, embed and presenter classes, so nothing flashes. The flags
+// and themes a link may give are the page's link contract (lab-config's "link", stated in
+// ui/urlstate.py); lab.js names a bad one in a notice. The index page has no contract: it
+// takes the theme only.
 (function () {
   var q = new URLSearchParams(location.search);
   var root = document.documentElement;
+  var config = document.getElementById("lab-config");
+  var shell = config ? JSON.parse(config.textContent).link.shell : null;
+  var last = function (k) { var all = q.getAll(k); return all.length ? all[all.length - 1].trim().toLowerCase() : null; };
   var saved = null;
   try { saved = localStorage.getItem("lab-theme"); } catch (e) { /* storage may be blocked in iframes */ }
   // A link's theme (an embedding course site's) wins, then the reader's choice, then the system.
-  var asked = q.get("theme");
-  var dark = asked === "dark" || asked === "light" ? asked === "dark"
+  var asked = last("theme");
+  var themes = shell ? shell.theme.values : ["light", "dark"];
+  var dark = themes.indexOf(asked) >= 0 ? asked === "dark"
     : saved ? saved === "dark" : window.matchMedia && matchMedia("(prefers-color-scheme: dark)").matches;
   root.dataset.theme = dark ? "dark" : "light";
-  var on = function (v) { return v !== null && v !== "0" && v !== "false"; };
-  if (on(q.get("embed"))) root.classList.add("embed");
-  if (on(q.get("present"))) root.classList.add("present");
+  if (!shell) return;
+  var on = function (k) { return shell[k].on.indexOf(last(k)) >= 0; };
+  if (on("embed")) root.classList.add("embed");
+  if (on("present")) root.classList.add("present");
 })();

@@ -13,29 +13,84 @@
   const MB = (n) => (n / 1e6).toFixed(1);
   const timings = (window.labTimings = { start: performance.now() });
   const player = window.labPlayer;
-  const SHELL_KEYS = ["t", "embed", "present", "theme", "view"];
+
+  // ---- notices (plain text only: nothing from a link or a file is ever read as markup) ------
+  // The shell's (its own keys of the link) and Python's (the settings) side by side: neither
+  // replaces the other. Bounded: at most LINK.max_notices sentences, values cut and invisible
+  // characters shown as escapes (what is quoted is what was given).
+  const LINK = CONFIG.link;  // the link contract, stated once in Python (ui/urlstate.py)
+  const notes = { shell: [], python: "" };
+  function renderNotice() {
+    const all = [...notes.shell, notes.python].filter(Boolean), max = LINK.max_notices;
+    let text = all.slice(0, max).join(" ");
+    if (all.length > max) text += ` … and ${all.length - max} more.`;
+    $("lab-notice-text").textContent = text;
+    $("lab-notice").hidden = !text;
+  }
+  const shellNote = (text) => { notes.shell.push(text); renderNotice(); };
+  const notice = (text) => { notes.python = String(text || ""); renderNotice(); };  // Python's
+  $("lab-notice-close").onclick = () => { notes.shell = []; notes.python = ""; renderNotice(); };
+  function shown(raw) {
+    const s = [...String(raw).slice(0, LINK.max_value_shown + 8)].map((ch) =>
+      /[\p{C}\p{Z}]/u.test(ch) && ch !== " " ? `\\u${ch.codePointAt(0).toString(16).padStart(4, "0")}` : ch).join("");
+    return s.length <= LINK.max_value_shown ? s : `${s.slice(0, LINK.max_value_shown - 1)}…`;
+  }
 
   // ---- the link -----------------------------------------------------------------------------
   // The settings part belongs to Python once it is live (setSettings); t to the player; the
   // view flags to the shell. Before Python, the link's settings are kept exactly as they came.
+  // The shell's own keys are checked here by the contract: a bad one is named and dropped.
   const query = new URLSearchParams(location.search);
-  const linkT = query.get("t");
+  const isShellKey = (k) => Object.prototype.hasOwnProperty.call(LINK.shell, k);
+  const shellValues = readShellKeys();  // key -> accepted value (text)
+  const linkT = shellValues.t !== undefined ? shellValues.t : null;
   // Does the link ask for settings other than the page built ahead of time shows?
-  const defaults = new URLSearchParams(CONFIG.prerender.query);
-  const ownSettings = [...query.keys()].some((k) => !SHELL_KEYS.includes(k) && query.get(k) !== defaults.get(k));
+  const defaults = new URLSearchParams(LINK.defaults);
+  const ownSettings = LINK.settings.some((k) => query.has(k) && query.getAll(k).pop() !== defaults.get(k));
   let settingsQuery = null;  // from Python
   let urlTimer = null;
+
+  function accepts(spec, tMax) {
+    if (spec.accepts === "flag") return `${spec.on[0]} or ${spec.off[0]}`;
+    if (spec.accepts === "choice") return `one of ${spec.values.join(", ")}`;
+    if (spec.accepts === "int") return `a whole number from ${spec.min} to ${tMax !== undefined ? tMax : "the run's last t"}`;
+    if (spec.accepts === "number") return `a number from ${spec.min} to ${spec.max}`;
+    return LINK.views.length ? `one of this page's views: ${LINK.views.join(", ")}` : "nothing: this page has no named views";
+  }
+  function acceptShell(spec, raw) {
+    const v = raw.trim().toLowerCase();
+    if (spec.accepts === "flag") return spec.on.includes(v) ? "1" : spec.off.includes(v) ? "0" : null;
+    if (spec.accepts === "choice") return spec.values.includes(v) ? v : null;
+    if (spec.accepts === "int") return /^\d{1,9}$/.test(v) && Number(v) >= spec.min ? String(Number(v)) : null;
+    if (spec.accepts === "number") {
+      const n = Number(v);
+      return /^\d{1,3}(\.\d{1,3})?$/.test(v) && n >= spec.min && n <= spec.max ? String(n) : null;
+    }
+    return LINK.views.includes(raw) ? raw : null;  // a view's name, exactly
+  }
+  function readShellKeys() {
+    const out = {};
+    for (const [k, spec] of Object.entries(LINK.shell)) {
+      const all = query.getAll(k);
+      if (!all.length) continue;
+      if (all.length > 1) shellNote(`The link gives ${k} ${all.length.toLocaleString("en")} times; the last one counts.`);
+      const raw = all[all.length - 1], ok = acceptShell(spec, raw);
+      if (ok === null) {
+        const tMax = spec.accepts === "int" && !LINK.settings.some((s) => query.has(s)) ? CONFIG.prerender.t_max : undefined;
+        shellNote(`Ignored ${k}=${shown(raw)}: expected ${accepts(spec, tMax)}.`);
+      } else out[k] = ok;
+    }
+    return out;
+  }
 
   function writeUrl() {
     urlTimer = null;
     const q = new URLSearchParams(settingsQuery !== null ? settingsQuery : "");
-    if (settingsQuery === null) for (const [k, v] of query) if (!SHELL_KEYS.includes(k)) q.set(k, v);
+    if (settingsQuery === null) for (const [k, v] of query) if (!isShellKey(k)) q.set(k, v);
     if (!(ownSettings && !window.labLive)) q.set("t", String(player.t));
-    else if (linkT !== null) q.set("t", linkT);
-    for (const k of ["embed", "present", "theme", "view"]) {
-      const v = k === "present" ? (root.classList.contains("present") ? "1" : null) : query.get(k);
-      if (v !== null) q.set(k, v);
-    }
+    else if (shellValues.t !== undefined) q.set("t", shellValues.t);
+    for (const k of ["embed", "theme", "view"]) if (shellValues[k] !== undefined) q.set(k, shellValues[k]);
+    if (root.classList.contains("present")) q.set("present", "1");
     if (tp.speed.value !== "8") q.set("speed", tp.speed.value);  // a presenter's pace travels
     const url = `${location.pathname}?${q.toString().replace(/%2C/g, ",")}${location.hash}`;
     if (url !== location.pathname + location.search + location.hash) history.replaceState(null, "", url);
@@ -56,14 +111,6 @@
     if (!player.playing) { clearTimeout(urlTimer); writeUrl(); }
     else if (urlTimer === null) urlTimer = setTimeout(whenSpare, 250);
   }
-
-  // ---- notices (plain text only: nothing from a link or a file is ever read as markup) ------
-  function notice(text) {
-    const box = $("lab-notice");
-    $("lab-notice-text").textContent = text || "";
-    box.hidden = !text;
-  }
-  $("lab-notice-close").onclick = () => notice("");
 
   // ---- progress -----------------------------------------------------------------------------
   let stageName = "";
@@ -172,6 +219,17 @@
       0.45 + 0.35 * counted.wheelFiles / n);
   }
 
+  // ---- the UI font ----------------------------------------------------------------------------
+  // Preloaded by the page (16 kB a weight); the figures are built, and the presenter fit
+  // measured, once it is there: a figure laid out in a fallback font keeps that layout. A font
+  // that cannot load (blocked, an old browser) leaves the system's fonts after at most 3 s.
+  const fontsLoaded = (document.fonts && document.fonts.load
+    ? Promise.race([
+      Promise.all(['16px "Lab Sans"', 'bold 16px "Lab Sans"'].map((f) => document.fonts.load(f))),
+      new Promise((r) => setTimeout(r, 3000)),
+    ])
+    : Promise.resolve()).catch(() => {});
+
   // ---- the page built ahead of time: on screen and stepping before Python --------------------
   // The document is themed, styled for this view and set to the link's t before BokehJS
   // builds a view of it: each change made after rendering cost another layout and paint of
@@ -194,6 +252,8 @@
     const figures = standalone ? [...jsdoc.all_models].filter(isFigure) : [];
     for (const model of figures) model.hold_render = true;
     if (standalone) rest = setAside(jsdoc);
+    await fontsLoaded;  // figures measure their text as they are built: in the shipped font
+    timings.fonts = performance.now();
     if (standalone) await standalone(jsdoc, $(item.target_id));
     timings.built = performance.now();
     for (const model of figures) {
@@ -291,14 +351,17 @@
     timings.joined = performance.now();
   }
 
-  // The link's t, checked against what this run reaches; a bad one is named.
+  // The link's t (a whole number: readShellKeys), checked against what this run reaches; one
+  // past the end is named and dropped from the link.
   function seekFromLink(tMax) {
-    const n = Number(linkT);
-    if (!/^\d{1,9}$/.test(linkT.trim()) || n > tMax) {
-      notice(`Ignored t=${String(linkT).slice(0, 40)}: expected a whole number from 0 to ${tMax}.`);
+    if (shellValues.t === undefined) return;
+    if (Number(shellValues.t) > tMax) {
+      shellNote(`Ignored t=${shown(shellValues.t)}: expected ${accepts(LINK.shell.t, tMax)}.`);
+      delete shellValues.t;
+      urlLater();
       return;
     }
-    player.seek(n);
+    player.seek(Number(shellValues.t));
   }
 
   // ---- Python -------------------------------------------------------------------------------
@@ -458,8 +521,8 @@ if not hasattr(pyodide.ffi, "jsnull"):
   tp.t.addEventListener("input", () => player.seek(Number(tp.t.value)));
   tp.speed.onchange = () => { player.speed = Number(tp.speed.value); writeUrl(); };
   // The link's speed (steps per second, 0.5 to 60), as an option of the list if it is not one.
-  const linkSpeed = Number(query.get("speed"));
-  if (query.get("speed") !== null && linkSpeed >= 0.5 && linkSpeed <= 60) {
+  const linkSpeed = Number(shellValues.speed);
+  if (shellValues.speed !== undefined) {
     if (![...tp.speed.options].some((o) => Number(o.value) === linkSpeed)) {
       tp.speed.add(new Option(`${linkSpeed} / s`, String(linkSpeed)));
     }
@@ -487,7 +550,7 @@ if not hasattr(pyodide.ffi, "jsnull"):
     // The document on screen, if Python may take it over (the link asked for no settings of
     // its own), and the settings it was built with.
     prerendered: () => (window.labPrerendered && !ownSettings ? player.doc : null),
-    defaultSettings: () => CONFIG.prerender.query,
+    defaultSettings: () => LINK.defaults,
     setSettings: (q) => { settingsQuery = String(q); writeUrl(); },
   };
 
@@ -553,7 +616,7 @@ if not hasattr(pyodide.ffi, "jsnull"):
     matchMedia("(prefers-color-scheme: dark)").addEventListener("change", (e) => {
       let saved = null;
       try { saved = localStorage.getItem("lab-theme"); } catch (err) { /* blocked storage */ }
-      if (!saved && !query.get("theme")) {
+      if (!saved && !shellValues.theme) {
         root.dataset.theme = e.matches ? "dark" : "light";
         restyleAll();
       }
@@ -582,12 +645,12 @@ if not hasattr(pyodide.ffi, "jsnull"):
   // (css_classes "lab-main-view") scaled to fill the screen; a phone, the presenter view and an
   // embed's ?view= fold the settings away behind the Settings button; ?view=<name> shows one
   // part the page named ("lab-view-<name>"); print shows no controls. See restyle() in player.js.
-  const viewState = { scale: null, wide: new Map(), tall: 1, settings: false, print: false, view: query.get("view") || "" };
+  const viewState = { scale: null, wide: new Map(), tall: 1, drop: false, settings: false, print: false, view: shellValues.view || "" };
   const narrowQuery = window.matchMedia ? matchMedia("(max-width: 700px)") : { matches: false };
   const folded = () => root.classList.contains("present") || narrowQuery.matches || !!viewState.view;
   function styleDoc(doc) {
     window.labRestyle(doc, viewState.print ? "light" : root.dataset.theme, root.classList.contains("present") && !viewState.print,
-      { scale: viewState.scale, wide: (m) => viewState.wide.get(figureKey(m)), tall: viewState.tall, view: viewState.view, fold: folded(), settings: viewState.settings, print: viewState.print });
+      { scale: viewState.scale, wide: (m) => viewState.wide.get(figureKey(m)), tall: viewState.tall, drop: viewState.drop, view: viewState.view, fold: folded(), settings: viewState.settings, print: viewState.print });
   }
   function syncSettingsButton() {
     const b = $("tp-settings");
@@ -701,16 +764,16 @@ if not hasattr(pyodide.ffi, "jsnull"):
   // presenter who opened the page once before gets it in one layout.
   function fitKey() {
     const own = new URLSearchParams(location.search);
-    for (const k of [...SHELL_KEYS, "speed"]) own.delete(k);
-    const q = new URLSearchParams(settingsQuery !== null ? settingsQuery : ownSettings ? own : CONFIG.prerender.query);
+    for (const k of Object.keys(LINK.shell)) own.delete(k);
+    const q = new URLSearchParams(settingsQuery !== null ? settingsQuery : ownSettings ? own : LINK.defaults);
     q.sort();
-    const shown = `${query.get("view") || ""}${root.classList.contains("embed") ? "+embed" : ""}`;
-    return `lab-fit:${CONFIG.page}:${CONFIG.build}:${innerWidth}x${innerHeight}:${shown}:${q}`;
+    const part = `${viewState.view}${root.classList.contains("embed") ? "+embed" : ""}`;
+    return `lab-fit:${CONFIG.page}:${CONFIG.build}:${innerWidth}x${innerHeight}:${part}:${q}`;
   }
   function recallFit() {
     try {
       const v = JSON.parse(localStorage.getItem(fitKey()) || "null");
-      return v && typeof v.scale === "number" && Array.isArray(v.wide) && typeof v.tall === "number" ? v : null;
+      return v && typeof v.scale === "number" && Array.isArray(v.wide) && typeof v.tall === "number" && typeof v.drop === "boolean" ? v : null;
     } catch (e) { return null; }  // blocked storage or a broken entry: fit from scratch
   }
   function rememberFit() {
@@ -719,7 +782,7 @@ if not hasattr(pyodide.ffi, "jsnull"):
         const k = localStorage.key(i);
         if (k && k.startsWith("lab-fit:") && k.split(":")[2] !== CONFIG.build) localStorage.removeItem(k);
       }
-      localStorage.setItem(fitKey(), JSON.stringify({ scale: viewState.scale, wide: [...viewState.wide], tall: viewState.tall }));
+      localStorage.setItem(fitKey(), JSON.stringify({ scale: viewState.scale, wide: [...viewState.wide], tall: viewState.tall, drop: viewState.drop }));
     } catch (e) { /* blocked storage: nothing remembered */ }
   }
   // Full fit: the figures' scale is the largest with which the page neither scrolls nor
@@ -730,17 +793,50 @@ if not hasattr(pyodide.ffi, "jsnull"):
   // A refit that is not full (a new document on screen: the takeover) keeps the scale as long
   // as the page still fits, so nothing moves when Python takes over the page built ahead of time.
   let fitting = null, fitAgain = false, fitFull = false;
+  const MIN_SCALE = 0.9;
+  // Binary search (from one measurement's guess) for the largest scale in [lo, 3.2] at which
+  // the page fits; null if it does not fit at lo.
+  async function searchScale(lo) {
+    const top = $("lab-stage-area").getBoundingClientRect().top + scrollY;
+    let scale = Math.max(lo, 1.45), hi = 3.2, best = null;
+    if (!(await tryFit(lo, new Map())).fits) return null;
+    best = lo;
+    for (let i = 0; i < 6 && hi - lo > 0.03; i++) {
+      const { fits, reach: [bottom, right] } = await tryFit(scale, new Map());
+      if (fits) { lo = scale; best = scale; } else hi = scale;
+      const high = Math.max(1, bottom - top), wide = Math.max(1, right - 16);
+      let next = 0.985 * scale * Math.min((innerHeight - 6 - top) / high, (innerWidth - 18) / wide);
+      if (!(next > lo && next < hi)) next = (lo + hi) / 2;   // a row wrapped: halve the gap
+      next = Math.round(next * 100) / 100;
+      if (Math.abs(next - best) < 0.02) break;
+      scale = next;
+    }
+    return best;
+  }
+  const hasDroppable = () => !!player.doc && [...player.doc.all_models].some((m) => Array.isArray(m.css_classes) && m.css_classes.includes("lab-present-drop"));
+  // One quiet line at the screen's foot when the presenter view leaves something out.
+  function fitNote(dropped, tooSmall) {
+    const el = $("lab-fit-note");
+    el.textContent = tooSmall ? "This screen is too small for the presenter view's figures at a readable size: widen the window or zoom out (Ctrl −)."
+      : dropped ? "Left out to fit this screen: the readouts beside the figures (they are on the full page; Settings shows the settings)." : "";
+    el.hidden = !el.textContent;
+    clearTimeout(fitNoteTimer);  // it sits over the screen's foot: said, then out of the way
+    if (el.textContent) fitNoteTimer = setTimeout(() => { el.hidden = true; }, 8000);
+  }
+  let fitNoteTimer = null;
   function fitPresenter(full) {
     if (full) fitFull = true;
     if (fitting) { fitAgain = true; return fitting; }
     fitting = (async () => {
+      await fontsLoaded;  // measured in the font the page is drawn in
       if (mainAside) await joined.catch(() => {});  // every main view is built
       do {
         fitAgain = false;
         const fullNow = fitFull || viewState.scale === null;
         fitFull = false;
         if (!root.classList.contains("present") || viewState.settings || !window.Bokeh) {
-          if (viewState.scale !== null) { viewState.scale = null; viewState.wide.clear(); viewState.tall = 1; restyleAll(); }
+          if (viewState.scale !== null) { viewState.scale = null; viewState.wide.clear(); viewState.tall = 1; viewState.drop = false; restyleAll(); }
+          fitNote(false, false);
           continue;
         }
         if (!fullNow && !overflows(await settled())) continue;
@@ -748,24 +844,26 @@ if not hasattr(pyodide.ffi, "jsnull"):
         const t0 = performance.now();
         // the same page, build, settings and screen fitted before: one layout, if it still fits
         const remembered = recallFit();
+        if (remembered) viewState.drop = remembered.drop;
         if (remembered && (await tryFit(remembered.scale, new Map(remembered.wide), remembered.tall)).fits) {
+          fitNote(viewState.drop, remembered.scale < MIN_SCALE);
           root.classList.remove("fitting");
           timings.fit = performance.now() - t0;
           continue;
         }
-        const top = $("lab-stage-area").getBoundingClientRect().top + scrollY;
-        let scale = 1.45, lo = 0.45, hi = 3.2, best = null;
-        for (let i = 0; i < 6 && hi - lo > 0.03; i++) {
-          const { fits, reach: [bottom, right] } = await tryFit(scale, new Map());
-          if (fits) { lo = scale; best = scale; } else hi = scale;
-          const high = Math.max(1, bottom - top), wide = Math.max(1, right - 16);
-          let next = 0.985 * scale * Math.min((innerHeight - 6 - top) / high, (innerWidth - 18) / wide);
-          if (!(next > lo && next < hi)) next = (lo + hi) / 2;   // a row wrapped: halve the gap
-          next = Math.round(next * 100) / 100;
-          if (best !== null && Math.abs(next - best) < 0.02) break;
-          scale = next;
+        // The largest scale that fits, never below MIN_SCALE (the type stays presenter-sized
+        // while figures shrink: below it a figure's ticks run together). If even that does not
+        // fit, the parts a page marks "lab-present-drop" are left out (said in a quiet line),
+        // and only a screen too small for the figures alone goes lower.
+        viewState.drop = false;
+        let scale = await searchScale(MIN_SCALE);
+        if (scale === null && hasDroppable()) {
+          viewState.drop = true;
+          scale = await searchScale(MIN_SCALE);
         }
-        scale = best !== null ? best : 0.45;
+        const tooSmall = scale === null;
+        if (tooSmall) scale = (await searchScale(0.45)) || 0.45;
+        fitNote(viewState.drop, tooSmall);
         await tryFit(scale, new Map());
         // then each row's figures wider, into the room at its side (halved back while the
         // page no longer fits: a widened row may wrap)
@@ -811,10 +909,6 @@ if not hasattr(pyodide.ffi, "jsnull"):
 
   // Called when a document is on screen (the page built ahead of time, then the live one).
   function afterRender(doc) {
-    if (viewState.view && !window.labViewNames(doc).includes(viewState.view)) {
-      const names = window.labViewNames(doc);
-      notice(`There is no view “${viewState.view.slice(0, 40)}” on this page${names.length ? `; its views: ${names.join(", ")}` : ""}. Showing the whole page.`);
-    }
     label(doc);
     announceSoon();
     // a new document of the same page at the same settings keeps the fitted size (no jump)
@@ -976,7 +1070,7 @@ addEventListener("message", function (e) {
       return;
     }
     const url = new URL(location.href);
-    for (const k of [...url.searchParams.keys()]) if (!SHELL_KEYS.includes(k)) url.searchParams.delete(k);
+    for (const k of [...url.searchParams.keys()]) if (!isShellKey(k)) url.searchParams.delete(k);
     for (const [k, v] of wanted) url.searchParams.set(k, v);
     url.searchParams.set("t", "0");
     location.assign(url.href);

@@ -120,6 +120,7 @@
     if (opts.view && viewNames(doc).includes(opts.view)) show = [`lab-view-${opts.view}`];
     else if (present && [...doc.all_models].some((m) => has(m, "lab-main-view"))) show = ["lab-main-view"];
     if (present && !opts.print) hide.push("lab-secondary");
+    if (present && opts.drop && !opts.print) hide.push("lab-present-drop");  // a screen too small for all
     if ((present || opts.fold || opts.print || show) && !opts.settings) hide.push("lab-controls");
     else if (show) show.push("lab-controls");
     if (opts.print) hide.push("lab-no-print");
@@ -149,8 +150,30 @@
     for (const r of rootsOf(doc)) walk(r, false);
   }
 
+  // Every text of every figure in the site's UI font (the --font of lab.css, which ships it),
+  // so a figure measures the same on every machine: titles, axes, legends, colour bars, labels
+  // and the numbers in heatmap cells (a glyph's text_font is a value spec).
+  const FONT_PROPS = ["text_font", "axis_label_text_font", "major_label_text_font", "label_text_font", "title_text_font"];
+  let font = null;
+  function fontFamily() {
+    if (font === null) {
+      const css = global.document && global.getComputedStyle ? global.getComputedStyle(global.document.documentElement).getPropertyValue("--font") : "";
+      font = css.trim() || "sans-serif";
+    }
+    return font;
+  }
+  function setFont(m) {
+    for (const p of FONT_PROPS) {
+      if (!(p in m)) continue;
+      const v = m[p];
+      if (typeof v === "string") set(m, p, fontFamily());
+      else if (v && typeof v === "object" && "value" in v && v.value !== fontFamily()) m[p] = { value: fontFamily() };
+    }
+  }
+
   function paint(doc, theme, c, f) {
     for (const m of doc.all_models) {
+      setFont(m);
       if ("background_fill_color" in m && "renderers" in m && "toolbar" in m) {  // a figure
         for (const p of ["width", "min_width", "max_width"]) if (typeof base(m, p) === "number") scaled(m, p, f.size * f.wide(m));
         for (const p of ["height", "min_height", "max_height"]) if (typeof base(m, p) === "number") scaled(m, p, f.size * f.tall);

@@ -17,7 +17,7 @@ import contextlib
 import json
 import sys
 
-from ui.urlstate import apply_query, to_query
+from ui.urlstate import apply_query, link_contract, to_query
 
 IN_BROWSER = sys.platform == "emscripten"
 TARGET = "lab-app"  # the element the shell reserves for the page built ahead of time
@@ -69,7 +69,7 @@ def prerender(page_class) -> dict:
     page = page_class()
     page.controls_ready = False
     page.show(0)
-    return {"doc": document_json(page.layout, TARGET), "query": to_query(page),
+    return {"doc": document_json(page.layout, TARGET), "link": link_contract(page),
             "csv": page.csv(), "t_max": page.run.t_max}
 
 

@@ -66,10 +66,12 @@ def ratio(x: float) -> str:
 
 
 def plain(value: object, limit: int = 60) -> str:
-    """Any outside value (a link, a typed model, a file) as one line of plain text: control
-    characters removed, shortened to ``limit`` characters. For text shown as text (notices go
-    to the page with textContent); in HTML use ``text``."""
-    s = "".join(ch for ch in str(value)[: limit * 4 + 8] if ch.isprintable())
+    """Any outside value (a link, a typed model, a file) as one line of plain text: invisible
+    and control characters shown as escapes (\\u200b), so what is quoted is what was given
+    ("d=8\\u200b", not a "d=8" that contradicts "expected 4 to 32"), shortened to ``limit``
+    characters. For text shown as text (notices go to the page with textContent); in HTML use
+    ``text``."""
+    s = "".join(ch if ch.isprintable() else f"\\u{ord(ch):04x}" for ch in str(value)[: limit + 8])
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 

@@ -22,10 +22,54 @@ import param
 
 from ui.fmt import plain as text
 
-# Keys that are not settings: the player's and the shell's.
-SHELL_KEYS = ("t", "embed", "present", "theme", "view", "speed")
+# The keys of a link that are not settings: the player's and the shell's, with what each
+# accepts. Stated here once: build.py writes it into every page (``link_contract``), and the
+# shell (assets/lab.js) validates a link's shell keys by it, names a bad value in a notice and
+# drops it from the link; Python leaves these keys to the shell.
+#   flag: one of `on` or `off`; choice: one of `values`; int: a whole number from `min` to the
+#   run's last t; number: a number from `min` to `max`; view: one of the page's named views.
+FLAG = {"accepts": "flag", "on": ["1", "true", "yes", "on"], "off": ["0", "false", "no", "off"]}
+SHELL_KEYS: dict[str, dict] = {
+    "t": {"accepts": "int", "min": 0, "example": "3",
+          "doc": "the token position (up to the run's last t)"},
+    "embed": {**FLAG, "example": "1", "doc": "only the simulator, for an <iframe>"},
+    "present": {**FLAG, "example": "1", "doc": "the presenter view"},
+    "theme": {"accepts": "choice", "values": ["light", "dark"], "example": "dark",
+              "doc": "the theme (an embedding course site's)"},
+    "view": {"accepts": "view", "example": "", "doc": "one named part of the page"},
+    "speed": {"accepts": "number", "min": 0.5, "max": 60, "example": "30",
+              "doc": "Play's steps per second"},
+}
 MAX_QUERY = 100_000  # characters of a query string read at all
 MAX_VALUE = 20_000  # characters of one value (a custom model's JSON, base64url)
+MAX_NOTICES = 6  # sentences of one notice; the rest are counted ("and 3 more")
+MAX_NAMED = 3  # unknown keys named in one sentence
+
+
+def link_contract(page) -> dict:
+    """What a link of ``page`` may hold, for the shell (lab-config's ``link``): the shell keys
+    and what they accept, the settings' link keys and their defaults (the page built ahead of
+    time shows those), and the page's named views."""
+    return {"shell": SHELL_KEYS, "settings": sorted(_keys(page)), "defaults": to_query(page),
+            "views": view_names(page), "max_notices": MAX_NOTICES, "max_value_shown": 40}
+
+
+def view_names(page) -> list[str]:
+    """The page's named views (``css_classes`` "lab-view-<name>"), in page order."""
+    names: list[str] = []
+    for obj in page.layout.select(lambda o: bool(getattr(o, "css_classes", None))):
+        for cls in obj.css_classes:
+            if cls.startswith("lab-view-") and cls[9:] not in names:
+                names.append(cls[9:])
+    return names
+
+
+def bounded(notices: list[str]) -> list[str]:
+    """At most MAX_NOTICES sentences, the rest counted: a hostile link gets a short notice."""
+    if len(notices) <= MAX_NOTICES:
+        return notices
+    rest = len(notices) - (MAX_NOTICES - 1)
+    return [*notices[: MAX_NOTICES - 1], f"… and {rest:,} more notices of this link."]
 
 
 def _keys(page) -> dict[str, str]:
@@ -111,15 +155,24 @@ def apply_query(page, query: str) -> list[str]:
                 f"(at most {MAX_QUERY:,} are read)."]
     keys = _keys(page)
     seen: dict[str, str] = {}
+    repeats: dict[str, int] = {}
+    unknown: dict[str, int] = {}
     for key, raw in parse_qsl(query.lstrip("?"), keep_blank_values=True):
         if key in SHELL_KEYS:
             continue
         if key not in keys:
-            notices.append(f"Ignored an unknown setting “{text(key, 40)}”.")
+            unknown[key] = unknown.get(key, 0) + 1
             continue
         if key in seen:
-            notices.append(f"The link gives {text(key, 40)} more than once; the last one counts.")
+            repeats[key] = repeats.get(key, 1) + 1
         seen[key] = raw
+    if unknown:  # grouped: one sentence, however many
+        named = ", ".join(f"“{text(k, 40)}”" for k in list(unknown)[:MAX_NAMED])
+        more = f" and {len(unknown) - MAX_NAMED:,} more" if len(unknown) > MAX_NAMED else ""
+        what = "an unknown setting" if len(unknown) == 1 else f"{len(unknown):,} unknown settings:"
+        notices.append(f"Ignored {what} {named}{more}.")
+    for key, n in repeats.items():
+        notices.append(f"The link gives {text(key, 40)} {n:,} times; the last one counts.")
     updates = {}
     for key, raw in seen.items():
         name = keys[key]
@@ -134,4 +187,4 @@ def apply_query(page, query: str) -> list[str]:
         except Exception:  # noqa: BLE001 — any bad value is reported, never raised at the user
             notices.append(f"Ignored {text(key, 40)}={shown}: expected {accepted(p)}.")
     notices += page.apply_link_settings(updates)
-    return notices
+    return bounded(notices)

@@ -196,7 +196,8 @@ class HybridPage(Page):
         self.bars = {s: LayerBars(s, self.strips[s].fig.x_range) for s in "ab"}
         self.readout = Readout("readout", stylesheets=[READOUT_CSS], sizing_mode="stretch_width",
                                min_width=300, max_width=520, margin=(0, 10),
-                               styles={"flex": "1 1 340px"})
+                               styles={"flex": "1 1 340px"},
+                               css_classes=["lab-present-drop"])  # the caption keeps its numbers
         self.caption = Readout("caption", sizing_mode="stretch_width", margin=(0, 10),
                                styles={"font-size": "15px"}, css_classes=["lab-caption"])
         self.sources = Readout("sources", sizing_mode="stretch_width", margin=(0, 10),

@@ -169,7 +169,8 @@ class RunningSumPage(Page):
         both = pn.Column(pn.pane.HTML("<h3>The output, computed both ways</h3>", margin=(0, 10),
                                       css_classes=["lab-secondary"]),  # the presenter's room: figures
                          self.outputs_text.panel(), sizing_mode="stretch_width", min_width=330,
-                         styles={"flex": "1 1 420px"}, css_classes=["lab-main-view"])
+                         styles={"flex": "1 1 420px"},
+                         css_classes=["lab-main-view", "lab-present-drop"])  # first out if too small
         fig = pn.pane.Bokeh
         state = pn.Column(self.state_text.panel(), pn.FlexBox(
             fig(self.S_map.fig), fig(self.write_map.fig), fig(self.z_map.fig),

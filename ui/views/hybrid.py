@@ -246,9 +246,10 @@ class MemoryPlot(View):
                 items.append(LegendItem(label=f"{slot.upper()} {name}", renderers=[r]))
         self.fig.scatter("x", "y", source=self.now, size=8, color="colour", line_color="white",
                          level="overlay")
-        self.fig.add_layout(Legend(items=items, orientation="horizontal", ncols=3,
-                                   location="center", margin=2, padding=4, spacing=6,
-                                   label_standoff=4, glyph_width=22, click_policy="hide"), "below")
+        # at the right, one entry a row: below, in rows of three, BokehJS left the second row
+        # no room once the presenter view scaled the legend's rows (cut off at 1280×720)
+        self.fig.add_layout(Legend(items=items, location="top_left", margin=2, padding=4, spacing=4,
+                                   label_standoff=4, glyph_width=22, click_policy="hide"), "right")
         self.fig.add_tools(HoverTool(renderers=[self.renderers["a"][0]], mode="vline", tooltips=[
             ("context", "@x{0,0} tokens"), ("A total", "@a_total_text"),
             ("B total", "@b_total_text")]))
