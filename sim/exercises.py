@@ -14,6 +14,7 @@ k vᵀ, a query reads Sᵀq. Text is plain Unicode; the page escapes it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from .scenarios import Stream
+from .validation import check_positive_int, check_seed, describe
 
 Array = np.ndarray
 KIND_VECTOR, KIND_NUMBER, KIND_BYTES = "vector", "number", "bytes"
@@ -59,8 +61,16 @@ class Exercise:
 
 
 def number_text(x: float) -> str:
-    """Integers without a decimal point, others to at most 4 decimals (10/3 → 3.3333)."""
-    x = float(x)
+    """Integers without a decimal point, others to at most 4 decimals (10/3 → 3.3333); NaN and
+    ±inf as "nan", "inf", "-inf"."""
+    if isinstance(x, (str, bytes, complex, np.complexfloating)) or x is None:
+        raise ValueError(f"x: expected a real number, got {describe(x)}")
+    try:
+        x = float(x)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"x: expected a real number, got {describe(x)}") from None
+    if not math.isfinite(x):
+        return str(x)
     if x == int(x) and abs(x) < 1e15:
         return f"{int(x):,}" if abs(x) >= 10_000 else str(int(x))
     return f"{x:.4f}".rstrip("0").rstrip(".")
@@ -86,7 +96,7 @@ def _distinct(*answers, atol: float = 0.05, rtol: float = 0.0) -> bool:
 
 
 def _draw(seed: int, make: Callable[[np.random.Generator], Exercise | None]) -> Exercise:
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed("seed", seed))
     for _ in range(MAX_DRAWS):
         ex = make(rng)
         if ex is not None:
@@ -133,6 +143,7 @@ def _running_sum_from(seed: int, k: Array, v: Array, q: Array) -> Exercise | Non
 def running_sum(seed: int) -> Exercise:
     """Seed 0 is the lesson's: keys (1, 0), (1, 1), values (2, 0), (0, 4), then key (0, 1)
     with value (4, 2); query (1, 1) reads (1.5, 2.5)."""
+    seed = check_seed("seed", seed)
     if seed == 0:
         k, v = np.array([[1, 0], [1, 1], [0, 1]]), np.array([[2, 0], [0, 4], [4, 2]])
         ex = _running_sum_from(0, k, v, np.array([1, 1]))
@@ -154,6 +165,8 @@ def running_sum(seed: int) -> Exercise:
 def running_sum_stream(exercise: Exercise) -> Stream:
     """A running-sum exercise's three tokens as a stream, each with the exercise's query, so
     the third output is the answer (for playing the exercise on the page's plots)."""
+    if not isinstance(exercise, Exercise) or exercise.page != "running-sum":
+        raise ValueError(f"exercise: expected a running-sum Exercise, got {describe(exercise)}")
     k, v, q = (np.array(exercise.given[n], dtype=float) for n in ("k", "v", "q"))
     return Stream(np.tile(q, (3, 1)), k, v, ("k1 → v1", "k2 → v2", "the new token"),
                   "Your turn: two tokens, then the exercise's third; every token reads with its "
@@ -290,7 +303,14 @@ def gates(seed: int) -> Exercise:
 # Page 4: hybrid ------------------------------------------------------------------------------
 
 def hybrid_model(given: dict[str, int]) -> dict[str, Any]:
-    """The exercise's model in sim.cache's JSON format (for the page and the tests)."""
+    """The exercise's model in sim.cache's JSON format (for the page and the tests): `given`
+    holds positive integers attention, kv_heads, head_dim, recurrent, heads, d."""
+    if not isinstance(given, dict):
+        raise ValueError(f"given: expected a dict of the exercise's sizes, got {describe(given)}")
+    for key in ("attention", "kv_heads", "head_dim", "recurrent", "heads", "d"):
+        if key not in given:
+            raise ValueError(f"given: expected the key {key!r} (an exercise's `given`)")
+        check_positive_int(f"given[{key!r}]", given[key], 2**20)
     return {"name": "exercise hybrid", "layers": [
         {"kind": "attention", "count": given["attention"], "kv_heads": given["kv_heads"],
          "head_dim": given["head_dim"]},

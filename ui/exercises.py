@@ -19,6 +19,7 @@ Nothing a student types makes this raise; anything echoed back is escaped (``ui.
 from __future__ import annotations
 
 import html
+import math
 import re
 from dataclasses import dataclass
 
@@ -30,7 +31,8 @@ from ui.fmt import plain, text
 
 GENERATORS = {"running-sum": sim_exercises.running_sum, "fixed-state": sim_exercises.fixed_state,
               "gates": sim_exercises.gates, "hybrid": sim_exercises.hybrid}
-MAX_TYPED = 200  # characters of an answer read at all
+MAX_TYPED = 200  # characters of an answer read at all; a longer one is refused, saying so
+MAX_FIELD = 20_000  # characters the field holds (the browser's own cut is 5,000 by default, silently)
 ROUNDED_SHARE = 0.02  # a rounded answer may be off by half its last digit, up to 2 % of it
 UNITS = {"b": 1, "byte": 1, "bytes": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
          "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
@@ -66,7 +68,9 @@ def _one(token: str) -> tuple[float, float] | None:
     decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
     x = float(token)
     exponent = int(token.lower().split("e")[1]) if "e" in token.lower() else 0
-    return x, 0.5 * 10.0 ** (exponent - decimals)
+    if not math.isfinite(x) or exponent - decimals > 308:  # 1e309 reads as inf: not a number
+        return None
+    return x, 0.5 * 10.0 ** max(exponent - decimals, -400)
 
 
 def read_vector(typed: str, size: int) -> Reading:
@@ -130,16 +134,22 @@ class Feedback:
 
 
 def check(exercise: Exercise, typed: object) -> Feedback:
-    """The verdict on a typed answer, in words; never raises."""
-    typed = str(typed)[:MAX_TYPED]
+    """The verdict on a typed answer, in words; never raises. Every message that quotes what
+    was typed quotes a bounded prefix of it (40 characters); an answer longer than MAX_TYPED
+    characters is refused with the limit, never cut silently."""
+    typed = str(typed)
     shown = text(typed.strip(), 40)
+    if len(typed.strip()) > MAX_TYPED:
+        return Feedback("unreadable", f"That answer is {len(typed.strip()):,} characters long; "
+                                      f"answers are read up to {MAX_TYPED} characters (it begins "
+                                      f"“{shown}”).")
     try:
         if exercise.kind == KIND_BYTES:
             reading = read_size(typed)
         else:
             reading = read_vector(typed, len(exercise.answer))
-    except (ValueError, OverflowError, ArithmeticError):  # 1e999 and the like
-        reading = Reading(error="Could not read that as numbers.")
+    except (ValueError, OverflowError, ArithmeticError):  # pragma: no cover — a last resort
+        reading = Reading(error=f"Could not read “{plain(typed.strip(), 40)}” as numbers.")
     if reading.error:
         return Feedback("unreadable", html.escape(reading.error))
     if close(exercise, reading, exercise.answer):
@@ -200,7 +210,7 @@ class ExerciseBox:
         self.shown, self.typed = 0, ""
         self.prompt = pn.pane.HTML(prompt_html(self.exercise), sizing_mode="stretch_width",
                                    margin=(0, 10))
-        self.answer = pn.widgets.TextInput(label="Your answer", width=280,
+        self.answer = pn.widgets.TextInput(label="Your answer", width=280, max_length=MAX_FIELD,
                                            placeholder=unit_hint(self.exercise))
         self.check_button = pn.widgets.Button(label="Check", color="primary", width=90,
                                               align="end")
@@ -227,11 +237,19 @@ class ExerciseBox:
     # Actions ---------------------------------------------------------------------------------
     def _typing(self, event) -> None:
         self.typed = event.new or ""
+        if not self.typed.strip():  # the field cleared: so is the verdict on what it held
+            self.clear_verdict()
 
     def _entered(self, event) -> None:  # Enter, or leaving the field
         self.typed = event.new or ""
         if self.typed.strip():
             self.check()
+        else:
+            self.clear_verdict()
+
+    def clear_verdict(self) -> None:
+        self.verdict = ""
+        self.feedback.object = ""
 
     def check(self) -> Feedback:
         result = check(self.exercise, self.typed or self.answer.value)

@@ -98,3 +98,16 @@ def test_every_exercise_is_its_seeds_alone_and_names_distinct_mistakes(make):
         assert len({tuple(round(x, 3) for x in ans) for ans in answers}) == len(answers)
         assert all(why and why[0].islower() for _, why in a.mistakes)  # "… if you <why>"
     assert len({make(s).prompt for s in SEEDS}) > len(SEEDS) // 2  # fresh numbers
+
+
+def test_generators_refuse_bad_seeds_by_name() -> None:
+    for make in ex.GENERATORS.values():
+        for bad in (-1, 2**63, 1.5, "3", None):
+            with pytest.raises(ValueError, match=r"^seed: "):
+                make(bad)
+    assert ex.number_text(float("inf")) == "inf" and ex.number_text(float("nan")) == "nan"
+    with pytest.raises(ValueError, match=r"^x: expected a real number, got 'abc'"):
+        ex.number_text("abc")
+    with pytest.raises(ValueError, match=r"^given: expected the key 'heads'"):
+        ex.hybrid_model({"attention": 1, "kv_heads": 1, "head_dim": 8, "recurrent": 1, "d": 4})
+

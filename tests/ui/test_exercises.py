@@ -205,3 +205,39 @@ def test_taking_over_the_page_built_ahead_of_time_readies_the_answer(slug):
     assert box.answer.placeholder != "ready once Python has started" and box.working.visible
     box.answer.value = box.exercise.answer_text
     assert box.verdict == "right"
+
+
+@pytest.mark.parametrize("typed", ["1e309", "1e309, 1", "(1E400 2)", "0e999, 1"])
+def test_a_number_past_float64_is_quoted_in_the_message(typed):
+    feedback = check(LESSON, typed)  # before: "Could not read that as numbers." quoting nothing
+    token = typed.strip("()").split(",")[0].split(" ")[0]
+    assert feedback.verdict == "unreadable" and f"“{token}”" in feedback.html, feedback.html
+
+
+def test_a_long_answer_is_refused_with_the_limit_and_quoted_by_a_bounded_prefix():
+    from ui.exercises import MAX_FIELD, MAX_TYPED  # noqa: PLC0415
+
+    typed = "1.5, 2.5, " + "7" * 10_230  # 10 kB
+    feedback = check(LESSON, typed)
+    assert feedback.verdict == "unreadable"
+    assert f"10,240 characters long; answers are read up to {MAX_TYPED} characters" in feedback.html
+    assert "“1.5, 2.5, 7777" in feedback.html and "7" * 60 not in feedback.html  # a prefix only
+    assert check(LESSON, "1.5, 2.5" + " " * 5000).verdict == "right"  # spaces around do not count
+    assert MAX_FIELD >= 10_240
+
+
+@pytest.mark.parametrize("slug", CLASSES)
+def test_the_field_holds_a_long_answer_and_clearing_it_clears_the_verdict(build, slug):
+    page = build(CLASSES[slug])
+    box = page.exercise_box
+    assert box.answer.max_length >= 10_240  # Panel's default, 5,000, cut a 10 kB paste silently
+    box.answer.value_input = box.exercise.answer_text  # typed,
+    box.answer.value = box.exercise.answer_text  # then Enter
+    assert box.verdict == "right" and "Right" in box.feedback.object
+    box.answer.value_input = ""  # the student clears the field
+    assert box.verdict == "" and box.feedback.object == ""
+    box.answer.value = "9" * 10_240  # pasted and entered: kept whole, refused with the limit
+    assert box.answer.value == "9" * 10_240
+    assert box.verdict == "unreadable" and "read up to 200 characters" in box.feedback.object
+    box.answer.value = ""  # cleared and entered
+    assert box.verdict == "" and box.feedback.object == ""
