@@ -700,7 +700,8 @@ def from_hf_config(config: dict[str, Any] | str | bytes) -> tuple[Model, dict[st
                if key not in top_used and key not in _METADATA]
     limit = max_context(config)
     field = next((key for key in _MAX_CONTEXT_FIELDS if config.get(key) == limit), None)
-    report = {"family": family, "used": used, "derived": reader.derived,
-              "defaults": reader.defaults, "ignored": ignored, "max_context": limit,
+    report = {"family": family, "used": used,
+              "derived": [nested + text for text in reader.derived],
+              "defaults": [nested + text for text in reader.defaults], "ignored": ignored, "max_context": limit,
               "max_context_field": None if limit is None else nested + field}
     return model, report
