@@ -4,7 +4,7 @@ name the JSON path, exact integer figures up to 2^53, work proportional to entri
 from __future__ import annotations
 
 import json
-import time
+import sys
 
 import numpy as np
 import pytest
@@ -44,13 +44,40 @@ def _refused(config, pattern: str) -> str:
 
 # --- sizes: bounded before any work ------------------------------------------------------------
 
+def _calls(call) -> int:
+    """Python and C function calls made while `call()` runs (a ValueError is expected or not):
+    a count of the work done, the same on any machine, unlike a timing."""
+    count = 0
+
+    def profile(_frame, event, _arg) -> None:
+        nonlocal count
+        count += event in ("call", "c_call")
+
+    sys.setprofile(profile)
+    try:
+        call()
+    except ValueError:
+        pass
+    finally:
+        sys.setprofile(None)
+    return count
+
+
 def test_count_1e30_answers_at_once_naming_the_entry() -> None:
-    config = _model({"kind": "mlp"}, {"kind": "mlp"},
-                    {"kind": "attention", "count": 10**30, "kv_heads": 8, "head_dim": 128})
-    start = time.perf_counter()
-    message = _refused(config, r"^layers\[2\]\.count: 1000000000000000000000000000000 is too large")
-    assert time.perf_counter() - start < 0.5
+    def config(count: int) -> dict:
+        return _model({"kind": "mlp"}, {"kind": "mlp"},
+                      {"kind": "attention", "count": count, "kv_heads": 8, "head_dim": 128})
+
+    message = _refused(config(10**30), r"^layers\[2\]\.count: 1000000000000000000000000000000 "
+                                       r"is too large")
     assert "accepted: 1 to 4,096" in message
+    # refused before any work that grows with the count: no more calls than loading count 1
+    # (a loaded model does its figures too), where a per-layer expansion would make 10^30;
+    # and loading 4,096 layers costs about what one does
+    # (each counted after one warm-up call: first calls compile and cache things once)
+    refused, loaded_1, loaded_4096 = (
+        min(_calls(lambda c=c: load_model(config(c))) for _ in range(2)) for c in (10**30, 1, 4096))
+    assert refused <= loaded_1 and loaded_4096 < 2 * loaded_1  # 4,096 layers: no more calls
     with pytest.raises(ValueError, match=r"^layers\[2\]\.count"):
         parse_model_text(json.dumps(config))
 
