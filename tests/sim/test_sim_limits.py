@@ -79,7 +79,7 @@ def test_count_1e30_answers_at_once_naming_the_entry() -> None:
         min(_calls(lambda c=c: load_model(config(c))) for _ in range(2)) for c in (10**30, 1, 4096))
     assert refused <= loaded_1 and loaded_4096 < 2 * loaded_1  # 4,096 layers: no more calls
     with pytest.raises(ValueError, match=r"^layers\[2\]\.count"):
-        parse_model_text(json.dumps(config))
+        parse_model_text(json.dumps(config(10**30)))
 
 
 def test_counts_adding_up_past_the_limit_name_the_entry() -> None:
