@@ -1115,9 +1115,23 @@ addEventListener("message", function (e) {
   });
 
   // ---- offline ------------------------------------------------------------------------------
+  // "Saved for offline use" once this build's worker keeps every file (it says so: sw.js): a
+  // quiet line for a few seconds, and the same in the footer and the help for good.
+  function offlineSaved(message) {
+    if (!message || message.type !== "lab-saved" || message.build !== CONFIG.build || !message.saved || window.labOffline) return;
+    window.labOffline = true;
+    for (const id of ["lab-offline-state", "lab-offline-help"]) $(id).textContent = "Saved for offline use: this browser opens and runs the Lab with no network.";
+    const line = $("lab-offline");
+    line.hidden = false;
+    setTimeout(() => { line.hidden = true; }, 8000);
+  }
   function registerServiceWorker() {
     if (!("serviceWorker" in navigator) || !window.isSecureContext) return;
+    navigator.serviceWorker.addEventListener("message", (e) => offlineSaved(e.data));
     navigator.serviceWorker.register("sw.js").then((reg) => {
+      const ask = (worker) => worker && worker.postMessage({ type: "lab-saved?" });
+      ask(reg.active);  // a visit after the first: already kept?
+      if (!reg.active) navigator.serviceWorker.ready.then((r) => ask(r.active));
       const offer = () => {
         if (!reg.waiting || !navigator.serviceWorker.controller) return;
         const bar = document.createElement("div");

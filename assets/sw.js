@@ -3,12 +3,24 @@
 const CACHE = "lab-__BUILD__";
 const FILES = __FILES__;
 
+// Once every file is kept, the pages say "Saved for offline use": the worker tells every page
+// when its install ends, and answers a page that asks ({type: "lab-saved?"}) with
+// {type: "lab-saved", build, saved}.
+const saved = async () => (await (await caches.open(CACHE)).keys()).length >= FILES.length;
+async function tell(client) {
+  client.postMessage({ type: "lab-saved", build: "__BUILD__", saved: await saved() });
+}
+
 self.addEventListener("install", (event) => {
-  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(FILES)));
+  event.waitUntil((async () => {
+    await (await caches.open(CACHE)).addAll(FILES);
+    for (const client of await self.clients.matchAll({ includeUncontrolled: true })) tell(client);
+  })());
 });
 
 self.addEventListener("message", (event) => {
   if (event.data === "activate") self.skipWaiting();
+  else if (event.data && event.data.type === "lab-saved?" && event.source) event.waitUntil(tell(event.source));
 });
 
 self.addEventListener("activate", (event) => {

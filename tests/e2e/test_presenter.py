@@ -301,11 +301,17 @@ def test_offline_after_the_first_visit(browser, server):
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     visit = open_page(ctx, f"{server.url}gates.html", route=False)
     page = visit.page
-    # The service worker caches the whole site, then takes control of the page.
+    # The service worker caches the whole site, then takes control of the page; the page says
+    # when it is safe to unplug, in the quiet line, the footer and the help.
     page.wait_for_function("!!navigator.serviceWorker.controller", timeout=120_000)
+    page.wait_for_function("window.labOffline === true", timeout=120_000)
+    assert page.locator("#lab-offline").inner_text() == "Saved for offline use"
+    assert "Saved for offline use" in page.locator("#lab-offline-state").inner_text()
     ctx.set_offline(True)
     page.reload()
     wait_live(page)
+    # a visit from the offline copy asks the worker, which has it all
+    page.wait_for_function("window.labOffline === true", timeout=30_000)
     page.get_by_role("button", name="Step", exact=True).click()
     assert t_of(page) == 1
     other = ctx.new_page()
