@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from .scenarios import Stream
-from .validation import check_positive_int, check_seed, describe
+from .validation import as_float_array, check_positive_int, check_seed, describe
 
 Array = np.ndarray
 KIND_VECTOR, KIND_NUMBER, KIND_BYTES = "vector", "number", "bytes"
@@ -77,10 +77,21 @@ def number_text(x: float) -> str:
 
 
 def vec(a) -> str:
-    return "(" + ", ".join(number_text(x) for x in np.ravel(a)) + ")"
+    """A vector as "(1, 0.5, -2)"; a: real numbers."""
+    return "(" + ", ".join(number_text(x) for x in np.ravel(_real("a", a))) + ")"
+
+
+def _real(name: str, a: Any) -> Array:
+    try:
+        return as_float_array(name, a)
+    except ValueError as error:
+        raise ValueError(str(error)) from None
 
 
 def mat(m) -> str:
+    if np.ndim(m) != 2 or isinstance(m, (str, bytes)):
+        raise ValueError(f"m: expected a matrix (rows of numbers), got {describe(m)}")
+    m = _real("m", m)
     return "[" + ", ".join("[" + ", ".join(number_text(x) for x in row) + "]" for row in m) + "]"
 
 

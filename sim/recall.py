@@ -110,6 +110,9 @@ def relative_error(retrieved: Array, target: Array) -> Array:
     """
     Y = _bounded("retrieved", retrieved)
     V = _bounded("target", target)
+    for name, a in (("retrieved", Y), ("target", V)):
+        if a.ndim == 0 or a.shape[-1] == 0:
+            raise ValueError(f"{name}: expected rows (n, d_v) with d_v ≥ 1, got shape {a.shape}")
     try:
         shape = np.broadcast_shapes(Y.shape, V.shape)
     except ValueError:
@@ -219,6 +222,7 @@ def recall_curve(rule: str, kind: str, d: int, ns: Any = None, rho: float = 0.0,
     "mean_error": (m,)}. Because keys and values for a larger n extend those for a smaller n,
     one run of max(ns) tokens gives every S_n; the result equals calling `recall` for each n.
     """
+    check_choice("rule", rule, RULES)
     d = check_positive_int("d", d, MAX_BASIS)
     given = ns
     ns = np.arange(1, 4 * d + 1) if ns is None else np.asarray(

@@ -234,13 +234,15 @@ def step(rule: str, state: State, q: Any, k: Any, v: Any, **gates: Any) -> Step:
 
 
 def _step(rule: str, state: State, q: Any, k: Any, v: Any, gates: dict[str, Any]) -> Step:
+    if type(rule) is not str:  # an array's == would compare elementwise
+        check.check_choice("rule", rule, RULES)
     if rule == "softmax":
         check.check_params(rule, gates, ("scale",))
         return _step_softmax(state, q, k, v, **gates)
     if rule == "linear":
         check.check_params(rule, gates, ("feature_map", "normalize"))
         return _step_linear(state, q, k, v, **gates)
-    if rule not in RULE_INFO:
+    if not isinstance(rule, str) or rule not in RULE_INFO:
         check.check_choice("rule", rule, RULES)
     info = RULE_INFO[rule]
     check.check_params(rule, gates, info.gates, info.gates)
