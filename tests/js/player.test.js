@@ -127,3 +127,17 @@ test("a click right after a value change reaches Python after it, not before", a
   await new Promise((r) => setTimeout(r, 700));
   assert.deepEqual(sent, ["ModelChanged", "MessageSent"]);
 });
+
+test("restyle puts every text in the site's UI font: titles, axes, legends, cell numbers", () => {
+  const title = model({ text: "State", text_font: "helvetica", text_font_size: "14px", text_color: "#000" });
+  const axis = model({ axis_label_text_color: "#000", major_label_text_color: "#000", axis_line_color: "#000",
+    major_tick_line_color: "#000", minor_tick_line_color: "#000", axis_label_text_font_size: "13px",
+    major_label_text_font_size: "11px", axis_label_text_font: "helvetica", major_label_text_font: "helvetica" });
+  const cells = model({ type: "Text", text_font: { value: "helvetica" }, text_font_size: { value: "11px" } });
+  const legend = model({ label_text_color: "#000", items: [], label_text_font: "helvetica", title_text_font: "helvetica" });
+  restyle({ all_models: new Set([title, axis, cells, legend]) }, "light", false);
+  // node has no style sheet: the fallback family (in a browser, lab.css's --font)
+  for (const [m, p] of [[title, "text_font"], [axis, "axis_label_text_font"], [axis, "major_label_text_font"],
+    [legend, "label_text_font"], [legend, "title_text_font"]]) assert.equal(m[p], "sans-serif", p);
+  assert.deepEqual(cells.text_font, { value: "sans-serif" });
+});
