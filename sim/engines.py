@@ -29,6 +29,10 @@ vllm       vLLM v1, release 0.33.0 (vllm-project/vllm).
            (bf16), ssm = conv dtype; KDA's recurrent state fp32; Nemotron-H's ssm the config's
            `mamba_ssm_cache_dtype`, else fp32; Qwen3.5 copies `mamba_ssm_dtype`.
            Bytes(t) = bytes per block · Σ over groups of their blocks, for each sequence.
+           Not confirmed (read, not run; engines.md §7): the backend vLLM picks for Qwen3-Next
+           on SM90 (flashinfer_gdn=False for another), whether each Zamba2 shared-attention call
+           gets its own KV layer (taken: yes), and the Kimi-Linear page (via `kimi_k3`).
+           Attention layers with different KV sizes per token are refused, not unified.
 
 llama.cpp  commit 0c1e570 of 2026-10-01 (ggml-org/llama.cpp).
            n_ctx rounded up to a multiple of 256 (`llama_context`, `src/llama-context.cpp`);

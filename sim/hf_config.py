@@ -128,6 +128,9 @@ class _Reader:
         value = self.raw(key)
         if not isinstance(value, list):
             raise ValueError(f"{self.path(key)}: expected a list, got {describe_value(value)}")
+        if len(value) > MAX_MIXERS:  # no list in a config.json lists more than its layers
+            raise ValueError(f"{self.path(key)}: {len(value):,} entries is too many; accepted: "
+                             f"at most {MAX_MIXERS:,}")
         if length is not None and len(value) != length:
             because = f" as {self.path(length_key)} = {length} says" if length_key else ""
             raise ValueError(f"{self.path(key)}: has {len(value):,} entries but {length:,} are "

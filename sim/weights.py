@@ -197,9 +197,7 @@ def _moe_layers(r: _Reader, n: int, experts_key: str) -> list[bool]:
     if not r.has(experts_key) or r.int(experts_key, low=0) == 0:
         return [False] * n
     step = r.int("decoder_sparse_step", default=1, high=n, why="Qwen default")
-    only = r.config.get("mlp_only_layers") or []
-    if not isinstance(only, list):
-        raise ValueError(f"{r.path('mlp_only_layers')}: expected a list, got {describe_value(only)}")
+    only = r.list("mlp_only_layers") if r.has("mlp_only_layers") else []
     dense = {check_int(f"{r.path('mlp_only_layers')}[{i}]", x, 0, n - 1) for i, x in enumerate(only)}
     return [i not in dense and (i + 1) % step == 0 for i in range(n)]
 

@@ -157,3 +157,12 @@ def test_format_bytes_still_formats() -> None:
 def test_public_functions_refuse_unworkable_arguments_by_name(call, message) -> None:
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_lists_longer_than_any_model_are_refused_before_reading_them() -> None:
+    zamba = _fixture("zamba2-2.7b")
+    del zamba["layers_block_type"]
+    zamba["hybrid_layer_ids"] = list(range(10_000))
+    with pytest.raises(ValueError, match=r"^hybrid_layer_ids: 10,000 entries is too many; "
+                                         r"accepted: at most 4,096"):
+        from_hf_config(zamba)
