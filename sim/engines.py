@@ -32,7 +32,8 @@ vllm       vLLM v1, release 0.33.0 (vllm-project/vllm).
            Not confirmed (read, not run; engines.md §7): the backend vLLM picks for Qwen3-Next
            on SM90 (flashinfer_gdn=False for another), whether each Zamba2 shared-attention call
            gets its own KV layer (taken: yes), and the Kimi-Linear page (via `kimi_k3`).
-           Attention layers with different KV sizes per token are refused, not unified.
+           Attention layers with different KV sizes per token are refused, not unified. A
+           model without attention (Mamba-2) is taken with the same state slots (inferred).
 
 llama.cpp  commit 0c1e570 of 2026-10-01 (ggml-org/llama.cpp).
            n_ctx rounded up to a multiple of 256 (`llama_context`, `src/llama-context.cpp`);
@@ -481,3 +482,19 @@ def allocation_report(allocation: Allocation) -> dict[str, Any]:
             "allocated_state_bytes": allocation.state_bytes,
             "engine_block_tokens": allocation.block_tokens, "detail": allocation.detail,
             "lines": list(allocation.lines)}
+
+
+def compare_engines(model: Any, tokens: int, sequences: int = 1, *, family: str | None = None,
+                    **options: Any) -> dict[str, Allocation | str]:
+    """Every engine side by side for one model (for a page's table): engine → its Allocation,
+    or the one-line reason it cannot run the model (an engine that does not run the family).
+    Options are shared (see `allocate`); kv_dtype is left to each engine's default unless given."""
+    out: dict[str, Allocation | str] = {}
+    for engine in ENGINES:
+        try:
+            out[engine] = allocate(model, tokens, sequences, engine, family=family, **options)
+        except ValueError as error:
+            if not str(error).startswith("engine:"):
+                raise
+            out[engine] = str(error)
+    return out

@@ -25,6 +25,10 @@ Weight bytes (`weight_bytes`): parameters × bytes per parameter, fp32 4, bf16/f
 int4 is half a byte per parameter plus one bf16 scale (2 bytes) per group of 128 parameters
 (GPTQ/AWQ-style, group size 128, zero points not counted). Every tensor is taken at the same
 dtype (real checkpoints often keep embeddings and norms in bf16: a lower bound for fp8/int4).
+
+Families without a formula here (Granite-4.0-H, LFM2: docs/engines.md gives none) are refused
+with one line naming model_type; their cache figures (sim.hf_config) stand. A multimodal
+wrapper counts its text_config's language model only.
 """
 
 from __future__ import annotations
@@ -552,6 +556,9 @@ def parameter_count(config: Any) -> ParameterCount:
         raise ValueError(f"{nested}model_type: no parameter formula for {describe_value(family)} "
                          f"yet; counted: {', '.join(COUNTED_FAMILIES)}")
     builder, reader = _Builder(), _Reader(inner)
+    if nested:
+        builder.notes.append(f"the language model in {nested.rstrip('.')} only: a vision "
+                             "tower or other parts of the wrapper are not counted")
     try:
         tied = _COUNTERS[family](builder, reader, model, family)
     except ValueError as error:

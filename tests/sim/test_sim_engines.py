@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from sim.cache import cache_report
-from sim.engines import allocate, allocation_report, vllm_state_dtypes
+from sim.engines import allocate, allocation_report, compare_engines, vllm_state_dtypes
 from sim.gpus import GPUS, gpu_memory_bytes, gpu_verdict, verdict_lines
 
 GiB = 2**30
@@ -182,3 +182,13 @@ def test_gpu_verdict_arithmetic() -> None:
     tiny = gpu_verdict("jamba-v0.1", 10, 1, "ideal", memory_gib=2.0, overhead_bytes=0,
                        weight_bytes=2 * GiB)
     assert tiny["max_tokens"] is None and tiny["max_sequences"] == 0 and not tiny["fits"]
+
+
+def test_compare_engines_side_by_side() -> None:
+    table = compare_engines("zamba2-2.7b", 4096, 1, family="zamba2")
+    assert list(table) == ["ideal", "vllm", "llama.cpp", "sglang"]
+    assert table["llama.cpp"] == "engine: llama.cpp does not run zamba2 (no Zamba2 arch in llama.cpp)"
+    assert table["ideal"].total_bytes == cache_report("zamba2-2.7b", 4096)["total_bytes"]
+    assert table["vllm"].block_tokens == 16 * _ceil((3 * 5248 + 80 * 64 * 64) * 2, 16 * 20480)
+    with pytest.raises(ValueError, match=r"^sequences: expected a positive integer"):
+        compare_engines("zamba2-2.7b", 4096, 0)
