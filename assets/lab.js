@@ -793,7 +793,8 @@ if not hasattr(pyodide.ffi, "jsnull"):
   // A refit that is not full (a new document on screen: the takeover) keeps the scale as long
   // as the page still fits, so nothing moves when Python takes over the page built ahead of time.
   let fitting = null, fitAgain = false, fitFull = false;
-  const MIN_SCALE = 0.9;
+  const GOOD_SCALE = 0.9;  // a heatmap of 12 tokens has room for its tick labels
+  const MIN_SCALE = 0.75;  // below it, a heatmap of 12 tokens runs its tick labels together (running-sum at 0.73)
   // Binary search (from one measurement's guess) for the largest scale in [lo, 3.2] at which
   // the page fits; null if it does not fit at lo.
   async function searchScale(lo) {
@@ -855,11 +856,13 @@ if not hasattr(pyodide.ffi, "jsnull"):
         // while figures shrink: below it a figure's ticks run together). If even that does not
         // fit, the parts a page marks "lab-present-drop" are left out (said in a quiet line),
         // and only a screen too small for the figures alone goes lower.
-        viewState.drop = false;
-        let scale = await searchScale(MIN_SCALE);
-        if (scale === null && hasDroppable()) {
-          viewState.drop = true;
-          scale = await searchScale(MIN_SCALE);
+        // First at a comfortable scale (whole page, then without the parts it may leave out),
+        // then down to the smallest readable one the same way.
+        let scale = null;
+        for (const [lo, drop] of [[GOOD_SCALE, false], [GOOD_SCALE, true], [MIN_SCALE, false], [MIN_SCALE, true]]) {
+          if (drop && !hasDroppable()) continue;
+          viewState.drop = drop;
+          if ((scale = await searchScale(lo)) !== null) break;
         }
         const tooSmall = scale === null;
         if (tooSmall) scale = (await searchScale(0.45)) || 0.45;

@@ -170,6 +170,19 @@ def deep_count(page, css: str) -> int:
     return page.evaluate(DEEP_COUNT_JS, css)
 
 
+PAINTED_JS = """() => new Promise((resolve) => {
+  const idle = () => !window.Bokeh || [...Bokeh.index].every((v) => !v.has_finished || v.has_finished());
+  const check = () => requestAnimationFrame(() => requestAnimationFrame(() => (idle() ? resolve(true) : check())));
+  check();
+})"""
+
+
+def painted(page) -> None:
+    """Wait for a state, not a time: every BokehJS view has finished rendering and two frames
+    have been painted since (what a step, a theme or a media change asked for is on screen)."""
+    page.evaluate(PAINTED_JS)
+
+
 def t_of(page) -> int:
     return int(page.evaluate("window.labPlayer.t"))
 
@@ -283,13 +296,13 @@ def assert_accessible(page) -> None:
     cdp.detach()
     page.get_by_role("button", name="Reset", exact=True).click()
     page.get_by_role("button", name="Step", exact=True).click()
-    page.wait_for_timeout(600)
+    painted(page)
     first = page.evaluate("document.documentElement.dataset.theme")
     for theme in (first, "light" if first == "dark" else "dark"):
         if theme != first:
             page.locator("#btn-theme").click()
             page.wait_for_function("(t) => document.documentElement.dataset.theme === t", arg=theme)
-            page.wait_for_timeout(600)
+            painted(page)
         assert (theme, page.evaluate(AXE_JS)) == (theme, [])
     alts = page.evaluate("""() => labPlayer.groups
       .filter(([m, attrs]) => attrs.some(([a]) => a === '@alt'))

@@ -37,8 +37,8 @@ def test_a_violation_is_reported(context, server):
     page = context.new_page()
     visit = watch(page)
     page.goto(server.url)
-    page.evaluate("""() => { const s = document.createElement("script");
-                             s.textContent = "window.ranInline = true"; document.head.append(s); }""")
-    page.wait_for_timeout(200)
+    with page.expect_console_message(lambda m: "CSP violation: script-src-elem" in m.text):
+        page.evaluate("""() => { const s = document.createElement("script");
+                                 s.textContent = "window.ranInline = true"; document.head.append(s); }""")
     assert page.evaluate("window.ranInline === undefined")
     assert any("CSP violation: script-src-elem" in e for e in visit.console_errors), visit.console_errors

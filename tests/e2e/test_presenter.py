@@ -18,6 +18,7 @@ from tests.e2e.conftest import (
     hold_python,
     open_built,
     open_page,
+    painted,
     shot,
     snapshot,
     t_of,
@@ -63,7 +64,7 @@ def test_markup_in_a_link_is_shown_as_text_and_never_runs(context, server, slug)
     wait_live(page)
     notice = page.locator("#lab-notice-text").inner_text()
     assert XSS[:38] in notice  # shown as the text it is (shortened to 40 characters)
-    page.wait_for_timeout(300)
+    painted(page)
     assert page.evaluate("window.__xss") is None
     assert deep_count(page, "img[onerror], svg[onload]") == 0
     page.locator("#btn-share").click()
@@ -114,7 +115,8 @@ def test_keys_do_one_thing_each(context, server):
     page.get_by_role("button", name="Step", exact=True).focus()
     t = t_of(page)
     page.keyboard.press(" ")
-    page.wait_for_timeout(400)
+    page.wait_for_function("(t) => window.labPlayer.t === t", arg=t + 1)
+    painted(page)
     assert t_of(page) == t + 1 and page.evaluate("window.labPlayer.playing") is False
     # typing in a field never steps
     seed = page.locator("#lab-app input.bk-input").first
@@ -122,7 +124,7 @@ def test_keys_do_one_thing_each(context, server):
     t = t_of(page)
     seed.press("ArrowRight")
     seed.press("n")
-    page.wait_for_timeout(300)
+    painted(page)
     assert t_of(page) == t
     assert visit.problems() == []
 
@@ -223,7 +225,7 @@ def test_presenter_view_and_dark_theme_before_and_after_python(context, server):
     for route in held:
         route.continue_()
     wait_live(page)
-    page.wait_for_timeout(500)
+    painted(page)
     assert page.evaluate(BOXES_JS) == before  # the takeover did not resize a figure
     assert page.evaluate(FIGURE_BACKGROUND_JS)[0] == colour  # still dark after the takeover
     width = page.evaluate(FIGURE_BACKGROUND_JS)[1]
@@ -344,7 +346,7 @@ def test_a_model_from_a_link_shows_its_markup_as_text_everywhere(context, server
         b = box.bounding_box()
         if b:
             page.mouse.move(b["x"] + b["width"] * 0.2, b["y"] + b["height"] * 0.5)
-            page.wait_for_timeout(150)
+            painted(page)
     with page.expect_download() as info:
         page.locator("#btn-csv").click()
     csv_text = open(info.value.path()).read()

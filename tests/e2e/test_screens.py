@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import PAGE_SLUGS, hold_python, shot, wait_ready, watch
+from tests.e2e.conftest import PAGE_SLUGS, hold_python, painted, shot, wait_ready, watch
 
 pytestmark = pytest.mark.e2e
 
@@ -54,16 +54,21 @@ def fitted_after(page, count: int) -> None:
                            " && !document.documentElement.classList.contains('fitting')", timeout=60_000)
 
 
+@pytest.mark.parametrize("font", ["shipped", "blocked"])
 @pytest.mark.parametrize("slug", PAGE_SLUGS)
-def test_presenter_view_fits_one_screen_at_every_size(browser, server, slug):
+def test_presenter_view_fits_one_screen_at_every_size(browser, server, slug, font):
     """At 1280×720, 1366×768 and 1920×1080 the main figures and the transport are on screen,
-    the page does not scroll and the figures fill it. The fit is the shell's: Python is held
-    back (its takeover, which adopts the page on screen, moves nothing: test_presenter.py)."""
+    the page does not scroll and the figures fill it, at a readable scale (never a thumbnail),
+    with the site's own font and with it blocked (the system's fonts: the fit measures what is
+    drawn). The fit is the shell's: Python is held back (its takeover, which adopts the page on
+    screen, moves nothing: test_presenter.py)."""
     w0, h0 = PRESENTER_SIZES[0]
     ctx = browser.new_context(service_workers="block", viewport={"width": w0, "height": h0})
     page = ctx.new_page()
     visit = watch(page)
     hold_python(page)
+    if font == "blocked":
+        page.route("**/static/fonts/*", lambda route: route.abort("aborted"))
     page.goto(f"{server.url}{slug}.html?present=1")
     wait_ready(page)
     fitted_after(page, 0)
@@ -74,7 +79,7 @@ def test_presenter_view_fits_one_screen_at_every_size(browser, server, slug):
             page.set_viewport_size({"width": w, "height": h})
             fitted_after(page, count)
         page.get_by_role("button", name="Step", exact=True).click()
-        page.wait_for_timeout(300)
+        painted(page)
         layout = page.evaluate(LAYOUT_JS)
         where = (w, h, layout)
         assert layout["scrollH"] <= layout["h"] and layout["scrollW"] <= layout["w"], where
@@ -84,10 +89,14 @@ def test_presenter_view_fits_one_screen_at_every_size(browser, server, slug):
         # and the figures cover a good part of it
         assert max(layout["shownBottom"], *(f["bottom"] for f in layout["figs"])) > 0.8 * h, where
         assert sum(f["area"] for f in layout["figs"]) > 0.3 * w * h, where
+        # readable: the figures at least at the fit's smallest scale (their type does not shrink)
+        assert page.evaluate("window.labScale") >= 0.75, where
+        loaded = page.evaluate("""document.fonts.check('16px "Lab Sans"')""")
+        assert loaded is (font == "shipped"), where
         # the header is one row and the settings are folded away behind one button
         assert page.locator(".lab-header").bounding_box()["height"] < 60
         assert page.locator("#tp-settings").is_visible()
-        shot(page, f"{slug}-present-{w}x{h}")
+        shot(page, f"{slug}-present-{w}x{h}-{font}-font")
     # the folded settings unfold beside the main views, and fold again
     controls = "[...labPlayer.doc.all_models].filter((m) => (m.css_classes || []).includes('lab-controls')).map((m) => m.visible)"
     assert page.evaluate(controls) == [False]
@@ -101,7 +110,8 @@ def test_presenter_view_fits_one_screen_at_every_size(browser, server, slug):
     fitted_after(page, count)
     assert page.evaluate(controls) == [False]
     page.keyboard.press("t")  # the dark theme: the same layout, dark figures
-    page.wait_for_timeout(300)
+    page.wait_for_function("document.documentElement.dataset.theme === 'dark'")
+    painted(page)
     assert page.evaluate(LAYOUT_JS)["scrollH"] <= PRESENTER_SIZES[-1][1]
     shot(page, f"{slug}-present-dark-{PRESENTER_SIZES[-1][0]}x{PRESENTER_SIZES[-1][1]}")
     assert visit.problems() == []
@@ -133,7 +143,8 @@ def test_phone_keeps_the_transport_and_the_stepped_figure_in_view(browser, serve
     hold_python(page)  # the page's layout, the shell's alone
     page.goto(f"{server.url}running-sum.html")
     wait_ready(page)
-    page.wait_for_timeout(500)
+    page.wait_for_function("window.labTimings.joined", timeout=10_000)
+    painted(page)
     page.get_by_role("button", name="Step", exact=True).click()
     layout = page.evaluate(LAYOUT_JS)
     assert layout["transport"] and layout["scrollW"] <= layout["w"], layout
@@ -142,7 +153,8 @@ def test_phone_keeps_the_transport_and_the_stepped_figure_in_view(browser, serve
     shot_path = shot(page, "running-sum-phone")
     assert shot_path.exists()
     page.mouse.wheel(0, 700)  # scrolled down: the transport stays at the top
-    page.wait_for_timeout(300)
+    page.wait_for_function("scrollY > 0")
+    painted(page)
     assert page.evaluate(LAYOUT_JS)["transport"]
     page.screenshot(path=str(shot_path.with_name("running-sum-phone-scrolled.png")))
     ctx.close()
@@ -167,7 +179,11 @@ def test_an_embed_reports_its_height_and_the_host_resizes_it(context, server):
     host.wait_for_function("document.querySelector('iframe').style.height !== ''", timeout=60_000)
     inner = host.frames[1]
     inner.wait_for_function("window.labPrerendered === true")
-    host.wait_for_timeout(1000)
+    inner.wait_for_function("window.labTimings.joined", timeout=10_000)
+    painted(inner)
+    host.wait_for_function("""() => { const f = document.querySelector('iframe');
+      const h = Math.ceil(f.contentDocument.querySelector('.lab-main').getBoundingClientRect().height);
+      return Math.abs(f.getBoundingClientRect().height - h) <= 1; }""", timeout=10_000)
     want = inner.evaluate("Math.ceil(document.querySelector('.lab-main').getBoundingClientRect().height)")
     got = host.evaluate("document.querySelector('iframe').getBoundingClientRect().height")
     assert abs(got - want) <= 2, (got, want)
@@ -183,7 +199,7 @@ def test_a_named_view_embeds_one_part(context, server):
     wait_ready(page)
     # rendered alone first; the rest of the page joins after it, hidden
     page.wait_for_function("window.labTimings.joined", timeout=10_000)
-    page.wait_for_timeout(300)
+    painted(page)
     titles = [f["title"] for f in page.evaluate(LAYOUT_JS)["figs"]]
     assert "State S (after token t)" in titles and not any(t and t.startswith("Tokens") for t in titles)
     built = page.evaluate("[...labPlayer.doc.all_models].filter((m) => 'renderers' in m && 'toolbar' in m)"
@@ -193,8 +209,8 @@ def test_a_named_view_embeds_one_part(context, server):
     shot(page, "running-sum-embed-view-state")
     # the settings unfold beside the view
     page.locator("#tp-settings").click()
-    page.wait_for_timeout(500)
-    assert page.locator("#lab-app .noUi-handle").first.is_visible()
+    page.locator("#lab-app .noUi-handle").first.wait_for(state="visible", timeout=10_000)
+    painted(page)
     titles = [f["title"] for f in page.evaluate(LAYOUT_JS)["figs"]]
     assert "State S (after token t)" in titles and not any(t and t.startswith("Tokens") for t in titles)
 
@@ -205,7 +221,8 @@ def test_print_shows_no_controls_and_the_link(context, server):
     page.goto(f"{server.url}running-sum.html?theme=dark&t=3")
     wait_ready(page)
     page.emulate_media(media="print")
-    page.wait_for_timeout(500)
+    page.locator(".lab-transport").wait_for(state="hidden")
+    painted(page)
     for sel in (".lab-header", ".lab-transport"):
         assert not page.locator(sel).is_visible()
     controls = page.evaluate("[...labPlayer.doc.all_models].filter((m) => (m.css_classes || [])"
@@ -217,5 +234,5 @@ def test_print_shows_no_controls_and_the_link(context, server):
     assert bg == "#ffffff"  # light, though the screen is dark
     shot(page, "running-sum-print")
     page.emulate_media(media="screen")
-    page.wait_for_timeout(300)
+    page.locator(".lab-transport").wait_for(state="visible")
     assert page.locator(".lab-transport").is_visible()

@@ -15,6 +15,7 @@ from tests.e2e.conftest import (
     assert_accessible,
     hold_python,
     open_page,
+    painted,
     shot,
     snapshot,
     t_of,
@@ -204,7 +205,7 @@ def test_figures_out_of_view_hold_their_repaints_and_repaint_when_seen(context, 
     assert figures[0][0] is False
     paints = figures[-1][1]
     page.get_by_role("button", name="Step", exact=True).click()
-    page.wait_for_timeout(300)
+    painted(page)
     assert page.evaluate(FIGURES_JS)[-1][:2] == [True, paints]  # not repainted
     page.evaluate(f"window.scrollTo(0, ({FIGURES_JS})().at(-1)[2] - 100)")
     page.wait_for_function(f"({FIGURES_JS})().at(-1)[0] === false")
@@ -217,7 +218,7 @@ def _run_changed(page, before: dict) -> None:
     browser has painted it."""
     page.wait_for_function("(b) => window.labPlayer.tMax !== b.tMax || location.search.split('&t=')[0] !== b.q",
                            arg=before, timeout=30_000)
-    page.wait_for_timeout(500)  # BokehJS builds a text glyph's labels after the change
+    painted(page)  # BokehJS builds a text glyph's labels after the change
 
 
 def _where(page) -> dict:
@@ -235,7 +236,7 @@ def test_heatmaps_that_shrink_and_grow_again_raise_no_error(context, server):
         page.get_by_role("button", name=name, exact=True).click()
         _run_changed(page, before)
         page.get_by_role("button", name="Step", exact=True).click()
-        page.wait_for_timeout(200)
+        painted(page)
     assert "preset=worked" not in page.url
     before = _where(page)
     d = page.locator("#lab-app .noUi-handle").first  # d, the first slider of the page
@@ -244,7 +245,7 @@ def test_heatmaps_that_shrink_and_grow_again_raise_no_error(context, server):
     _run_changed(page, before)
     assert "d=3" in page.url
     page.get_by_role("button", name="Step", exact=True).click()
-    page.wait_for_timeout(200)
+    painted(page)
     assert visit.problems() == []
 
 
@@ -260,5 +261,5 @@ def test_a_smaller_d_on_the_gates_page_raises_no_error(context, server):
     _run_changed(page, before)
     assert "d=3" in page.url and t_of(page) == 12
     page.get_by_role("button", name="Step", exact=True).click()
-    page.wait_for_timeout(200)
+    painted(page)
     assert visit.problems() == []

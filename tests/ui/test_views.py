@@ -86,7 +86,9 @@ def test_formatters():
     assert vec([0.5, 3]) == "(0.5, 3)" and count(1234567.4) == "1,234,567"
     assert ratio(781.25) == "781.25" and ratio(25000) == "25,000"
     assert cell(2.17e-16, tiny=1e-9) == "≈0" and cell(-0.0081) == "-8e-3"
-    assert plain("a\x1b[31mb\nc") == "a[31mbc" and len(plain("x" * 100, 10)) == 10
+    # control and invisible characters shown as escapes: what is quoted is what was given
+    assert plain("a\x1b[31mb\nc") == "a\\u001b[31mb\\u000ac" and len(plain("x" * 100, 10)) == 10
+    assert plain("8\u200b") == "8\\u200b"
     assert text('<img src="x" onerror="f()">') == "&lt;img src=&quot;x&quot; onerror=&quot;f()&quot;&gt;"
 
 

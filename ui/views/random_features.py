@@ -74,9 +74,7 @@ class ErrorPlot(LinePlot):
         band = self.fig.varea("x", "low", "high", source=self.band, fill_color=LINES[1],
                               fill_alpha=0.18, legend_label=band_name)
         self.fig.renderers = [band, *self.fig.renderers[:-1]]  # under the curves
-        # inside, it hides the band's low end; at the right like the weights' legend above (below,
-        # it made the presenter view one row too tall for 1280×720)
-        legend_outside(self.fig, "right")
+        legend_outside(self.fig, "below", ncols=2)  # inside, it hides the band's low end
         self.fig.xaxis.ticker = self.ticker = FixedTicker(ticks=[1])
         self.fig.xaxis.formatter = BasicTickFormatter(use_scientific=False)
 
