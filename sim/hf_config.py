@@ -222,7 +222,9 @@ def _decoder(r: _Reader, family: str) -> list[dict[str, Any]]:
     transformers ≥ 4.53 writes it for gpt-oss, Gemma 2/3, Qwen2/3); else Gemma 2: even layers
     (0-based) slide; Gemma 3: every layer but each `sliding_window_pattern`-th (default 6);
     Qwen2/Qwen3: layers i ≥ `max_window_layers` slide when `use_sliding_window` is true;
-    Mistral-style (Mistral, Mixtral, Phi-3): every layer slides when `sliding_window` is set.
+    Mistral-style (Mistral, Mixtral, Phi-3): every layer slides when `sliding_window` is set;
+    gpt-oss without layer_types: as Gemma 2. Any other family with a sliding_window and no
+    layer_types is refused (which layers slide is not in the file).
     A sliding layer caches at most `sliding_window` tokens.
     """
     n = _layers(r)
@@ -232,7 +234,7 @@ def _decoder(r: _Reader, family: str) -> list[dict[str, Any]]:
     pattern = "A" * n
     if r.has("layer_types"):
         pattern = _kinds_by_layer(r, "layer_types", n, _WINDOW_KINDS)
-    elif family == "gemma2":
+    elif family in ("gemma2", "gpt_oss"):  # transformers' default layer_types for both
         pattern = "".join("S" if i % 2 == 0 else "A" for i in range(n))
     elif family == "gemma3_text":
         every = r.int("sliding_window_pattern", default=6, high=n, why="Gemma3TextConfig default")
@@ -241,8 +243,12 @@ def _decoder(r: _Reader, family: str) -> list[dict[str, Any]]:
         if window is not None and r.bool("use_sliding_window", False, "Qwen2Config default"):
             first = r.int("max_window_layers", low=0, high=n, default=n, why="all full")
             pattern = "".join("S" if i >= first else "A" for i in range(n))
-    elif window is not None and r.bool("use_sliding_window", True, "Mistral-style default"):
-        pattern = "S" * n
+    elif window is not None and family in ("mistral", "mixtral", "phi3"):
+        if r.bool("use_sliding_window", True, "Mistral-style default"):
+            pattern = "S" * n
+    elif window is not None:
+        raise ValueError(f"sliding_window: {describe_value(window)} is not interpreted for "
+                         f"{family} without layer_types (which layers slide is not in the file)")
     if "S" in pattern and window is None:
         raise ValueError(f"{r.path('sliding_window')}: missing; sliding layers need it")
     attention = _attention(r)

@@ -161,3 +161,15 @@ def test_an_unknown_family_gets_one_line_naming_model_type() -> None:
     message = str(error.value)
     assert message.startswith("model_type: unknown architecture 'bloom'; recognised: ")
     assert "\n" not in message and all(family in message for family in FAMILIES)
+
+
+def test_a_window_without_its_layers_is_refused_not_guessed() -> None:
+    llama = json.loads((FIXTURES / "llama-3-8b.json").read_text()) | {"sliding_window": 4096}
+    with pytest.raises(ValueError, match=r"^sliding_window: 4096 is not interpreted for llama "
+                                         r"without layer_types"):
+        from_hf_config(llama)
+    llama["layer_types"] = ["sliding_attention", "full_attention"] * 16
+    assert _windows(from_hf_config(llama)[0]) == [4096, None] * 16
+    oss = json.loads((FIXTURES / "gpt-oss-20b.json").read_text())
+    del oss["layer_types"]
+    assert _windows(from_hf_config(oss)[0]) == [128, None] * 12
