@@ -648,7 +648,7 @@ CSP = (
     ("style-src", "'self' 'unsafe-inline'", "the site's stylesheets, and the <style> elements and style "
      "attributes that BokehJS and Panel write at run time (thousands per page)"),
     ("img-src", "'self' data:", "the site's images; BokehJS and Panel's toolbar icons are data: URLs in their CSS"),
-    ("font-src", "'self'", "KaTeX's fonts, shipped with the site"),
+    ("font-src", "'self'", "the UI font and KaTeX's fonts, shipped with the site"),
     ("connect-src", "'self'", "Pyodide fetches its runtime and the wheels from the site, nothing else"),
     ("worker-src", "'self'", "the service worker that keeps the site for offline use; a page worker would be "
      "a file of the site too (add blob: only if one is ever made from a blob)"),

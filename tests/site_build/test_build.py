@@ -159,3 +159,45 @@ def test_a_bokeh_css_variable_anywhere_stops_the_build(tmp_path):
     (tmp_path / "assets" / "lab.css").write_text(".bk-Figure { --bk-line-color: red; }")
     with pytest.raises(build.BuildError, match=r"assets/lab\.css: --bk-line-color:"):
         build.assert_no_bokeh_css_variables(tmp_path)
+
+
+def test_the_font_check_names_a_character_the_font_is_not_cut_to(tmp_path):
+    """A page that shows a character outside pins.toml's [ui_font] ranges stops the build,
+    naming it; one inside them (Greek, ᵀ, ‖, subscripts) passes, in the text and the figures."""
+    doc = json.dumps({"title": "Sᵀ q ‖k‖ αβγ x₁ ⱼ ≤ → ✔"})
+    page = ('<html><body><h1>Sᵀ = α S</h1><script id="lab-doc" type="application/json">'
+            f"{doc}</script></body></html>")
+    (tmp_path / "ok.html").write_text(page)
+    build.assert_font_covers_pages(tmp_path)
+    doc = json.dumps({"title": "a \u4e2d character"})  # CJK: not in the cut
+    (tmp_path / "bad.html").write_text(f'<script id="lab-doc" type="application/json">{doc}</script>')
+    with pytest.raises(build.BuildError, match=r"bad.html .* U\+4E2D"):
+        build.assert_font_covers_pages(tmp_path)
+
+
+def test_the_ui_font_is_cut_to_its_ranges_and_keeps_every_symbol_the_pages_use(tmp_path):
+    """The shipped woff2 files hold the pinned ranges' glyphs (DejaVu Sans has every one the
+    pages print) and are small; their sizes and hashes go to build-info.json."""
+    from fontTools.ttLib import TTFont  # noqa: PLC0415
+
+    written = build.write_ui_font(tmp_path, build.fetch_ui_font())
+    assert sorted(written) == ["static/fonts/lab-sans-400.woff2", "static/fonts/lab-sans-700.woff2"]
+    for name, info in written.items():
+        assert 5_000 < info["bytes"] < 40_000, (name, info)
+        cmap = TTFont(tmp_path / name).getBestCmap()
+        for ch in "αβγΣφρᵀᵢⱼₜ₀₉‖≤≥≈−→←×·…✔✘⟨⟩√∝":
+            assert ord(ch) in cmap, (name, ch)
+    assert (tmp_path / "static" / "fonts" / "LICENSE").read_text().startswith("Fonts are (c) Bitstream")
+
+
+def test_every_page_carries_the_one_link_contract():
+    """lab-config's link is ui.urlstate's contract for that page: the shell reads nothing else."""
+    from ui.pages import PAGES, page_class  # noqa: PLC0415
+    from ui.urlstate import SHELL_KEYS, link_contract  # noqa: PLC0415
+
+    for info in PAGES[:2]:
+        contract = link_contract(page_class(info)())
+        assert contract["shell"] == SHELL_KEYS
+        assert set(contract["settings"]).isdisjoint(SHELL_KEYS), info.slug
+    shell = (build.ROOT / "assets" / "lab.js").read_text()
+    assert "SHELL_KEYS" not in shell and '["t", "embed"' not in shell  # no second list
