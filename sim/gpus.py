@@ -65,6 +65,9 @@ def gpu_memory_bytes(gpu: str | None = None, memory_gib: float | None = None) ->
 def engine_budget(engine: str, memory_bytes: int, weight_bytes: int,
                   overhead_bytes: int) -> tuple[int, list[str]]:
     """(bytes left for KV and state, the lines that explain it); may be negative."""
+    if not isinstance(engine, str) or engine not in ENGINE_VERSIONS:
+        raise ValueError(f"engine: unknown value {describe_value(engine)}; accepted: "
+                         f"{', '.join(ENGINE_VERSIONS)}")
     memory = check_int("memory_bytes", memory_bytes, 1, MAX_GPU_BYTES)
     weights = check_int("weight_bytes", weight_bytes, 0, MAX_BYTES)
     overhead = check_int("overhead_bytes", overhead_bytes, 0, MAX_GPU_BYTES)

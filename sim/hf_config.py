@@ -624,6 +624,8 @@ def recognise(config: dict[str, Any]) -> str:
 def unwrap(config: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """(path prefix, the language model's config): a multimodal wrapper's text_config when the
     top level is not itself a recognised family."""
+    if not isinstance(config, dict):
+        raise ValueError(f"config.json: expected an object, got {describe_value(config)}")
     if config.get("model_type") not in _MODEL_TYPES:
         for key in _WRAPPERS:
             inner = config.get(key)
@@ -654,6 +656,8 @@ def parse_config(config: Any) -> dict[str, Any]:
 def max_context(config: dict[str, Any]) -> int | None:
     """The model's own longest context from its config (max_position_embeddings, or
     model_max_length, or max_sequence_length), or None when the file gives none."""
+    if not isinstance(config, dict):
+        raise ValueError(f"config.json: expected an object, got {describe_value(config)}")
     for key in _MAX_CONTEXT_FIELDS:
         value = config.get(key)
         if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_TOKENS:

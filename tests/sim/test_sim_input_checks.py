@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sim import cache, hf_config, user_input
+from sim import cache, engines, gpus, hf_config, user_input, weights
 from sim.hf_config import from_hf_config
 
 FIXTURES = Path(__file__).parent / "hf_configs"
@@ -153,6 +153,14 @@ def test_format_bytes_still_formats() -> None:
     (lambda: user_input.nesting_depth(b"[]"), r"^config: expected a string"),
     (lambda: hf_config.recognise([1]), r"^config\.json: expected an object, got a list"),
     (lambda: hf_config.context_note({"max_context": 10}, -5), r"^tokens: expected an integer"),
+    (lambda: hf_config.unwrap("{}"), r"^config\.json: expected an object, got '\{\}'"),
+    (lambda: hf_config.max_context(None), r"^config\.json: expected an object, got null"),
+    (lambda: hf_config.parse_config(12), r"^config\.json: expected an object, got 12"),
+    (lambda: gpus.engine_budget("tgi", 1, 0, 0), r"^engine: unknown value 'tgi'"),
+    (lambda: gpus.engine_budget("vllm", 0, 0, 0), r"^memory_bytes: expected a positive"),
+    (lambda: engines.vllm_state_dtypes(model_dtype="int4"), r"^model_dtype: unknown value"),
+    (lambda: weights.parameter_count("[]"), r"^config\.json: expected an object, got a list"),
+    (lambda: weights.parameter_report(5), r"^count: expected a ParameterCount"),
 ])
 def test_public_functions_refuse_unworkable_arguments_by_name(call, message) -> None:
     with pytest.raises(ValueError, match=message):
