@@ -16,8 +16,9 @@ from helpers import columns, same
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sim import cache
-from ui.pages.hybrid import DEFAULT_CUSTOM, HybridPage, read_model
+from sim import cache, engines, weights
+from sim.presets import PRESET_HF_CONFIGS
+from ui.pages.hybrid import DEFAULT_CUSTOM, JAMBA_DICT, HybridPage, read_model
 from ui.urlstate import apply_query, to_query
 from ui.views.hybrid import CONTEXTS, CURVE_TOKENS, KIND_LABELS, format_model_json
 
@@ -27,6 +28,10 @@ XSS = '<img src=x onerror="window.__xss=1">'
 ESCAPED = "&lt;img src=x onerror=&quot;window.__xss=1&quot;&gt;"
 
 
+def weights_of(key: str, dtype: str) -> int:
+    return weights.weight_bytes(weights.parameter_count(PRESET_HF_CONFIGS[key]), dtype)
+
+
 def snapshot(page: HybridPage) -> dict:
     """Everything the page shows right now: every plot's data, markers, ranges, titles, texts."""
     out = columns({"memory": page.memory.source, "now": page.memory.now,
@@ -34,7 +39,9 @@ def snapshot(page: HybridPage) -> dict:
                    **{f"bars_{k}": v.source for k, v in page.bars.items()}})
     out["marker"] = page.memory.marker.location
     out["y"] = (page.memory.fig.y_range.start, page.memory.fig.y_range.end)
-    out["texts"] = [page.readout.div.text, page.caption.div.text, page.sources.div.text]
+    out["texts"] = [page.readout.div.text, page.caption.div.text, page.sources.div.text,
+                    page.verdict.div.text, page.lines.div.text]
+    out["gpu"] = list(page.memory.gpu.data["y"])
     out["figs"] = [(v.fig.title.text, v.fig.visible, v.fig.y_range.end)
                    for v in (*page.strips.values(), *page.bars.values())]
     out["alt"] = [page.alt.get(v.fig.id) for v in (page.memory, *page.strips.values(),
@@ -62,16 +69,33 @@ def test_defaults_and_the_context_grid(page):
 
 
 def test_memory_curves_are_sims(page):
+    """The lines are what vLLM allocates (sim.engines), the ideal total (sim.cache) beside them,
+    and weights + 2 GiB overhead + the allocation against the GPU's 0.92 × 80 GiB."""
     data = page.memory.source.data
     assert list(data["x"]) == list(CURVE_TOKENS)
     assert CURVE_TOKENS[0] == 1024 and CURVE_TOKENS[-1] == 2**20
+    run = engines.prepare("jamba-v0.1", "vllm", family="jamba", kv_dtype="bf16")
+    vllm = [run(int(x), 1) for x in CURVE_TOKENS]
+    np.testing.assert_array_equal(data["a_kv_cache_bytes"], [a.kv_bytes for a in vllm])
+    np.testing.assert_array_equal(data["a_state_bytes"], [a.state_bytes for a in vllm])
+    np.testing.assert_array_equal(data["a_total_bytes"], [a.total_bytes for a in vllm])
+    weights = weights_of("jamba-v0.1", "bf16")
+    np.testing.assert_array_equal(data["a_gpu_bytes"],
+                                  [a.total_bytes + weights + 2 * GiB for a in vllm])
     jamba = cache.memory_curve("jamba-v0.1", CURVE_TOKENS)
+    np.testing.assert_array_equal(data["a_ideal_bytes"], jamba["total_bytes"])
     llama = cache.memory_curve("llama-3-8b", CURVE_TOKENS)
-    for key in ("kv_cache_bytes", "state_bytes", "total_bytes"):
-        np.testing.assert_array_equal(data[f"a_{key}"], jamba[key])
-    np.testing.assert_array_equal(data["b_kv_cache_bytes"], llama["kv_cache_bytes"])
+    blocks = -(-CURVE_TOKENS // 16) * 16  # Llama under vLLM: whole blocks of 16 tokens
+    np.testing.assert_array_equal(data["b_kv_cache_bytes"], blocks * 32 * 2 * 8 * 128 * 2)
+    assert np.all(data["b_kv_cache_bytes"] >= llama["kv_cache_bytes"])
     assert np.all(np.isnan(data["b_state_bytes"]))  # Llama keeps no state: no line on a log axis
-    assert data["a_state_bytes"][0] == data["a_state_bytes"][-1] == 17432576  # flat
+    # Jamba's state under vLLM: 28 layers · 2 pages (prefix caching) · one 80-token page each
+    assert data["a_state_bytes"][0] == data["a_state_bytes"][-1] == 28 * 2 * 80 * 4096
+    assert page.memory.gpu.data["y"] == [-(-80 * GiB * 92 // 100)] * 2  # the GPU line
+    page.engine = "ideal"  # the ideal is the allocation itself: no second line
+    np.testing.assert_array_equal(page.memory.source.data["a_total_bytes"], jamba["total_bytes"])
+    assert np.all(np.isnan(page.memory.source.data["a_ideal_bytes"]))
+    assert page.memory.gpu.data["y"] == [80 * GiB] * 2
 
 
 def test_stepping_sweeps_the_context_jamba_4_gib_at_256k(page):
@@ -92,9 +116,9 @@ def test_stepping_sweeps_the_context_jamba_4_gib_at_256k(page):
     assert "262,144 tokens" in text and "256K" in text
     assert "0.125×" in text and "32 GiB if all attention" in text
     assert text in page.readout.div.text
-    report = cache.cache_report("jamba-v0.1", 262144)
-    assert report["kv_cache_bytes"] in page.memory.now.data["y"]
-    assert report["total_bytes"] in page.memory.now.data["y"]
+    vllm = engines.allocate("jamba-v0.1", 262144, 1, "vllm", family="jamba")
+    assert vllm.kv_bytes in page.memory.now.data["y"]
+    assert vllm.total_bytes in page.memory.now.data["y"]
     assert page.caption.div.text.startswith(
         "<div style='display:grid'><div style='grid-area:1/1;min-width:0'><b>At 256K tokens</b>: "
         "A: KV cache 4 GiB (+2 GiB), state 16.62 MiB; the cache is 246.4× the state.")
@@ -114,19 +138,26 @@ def test_every_figure_has_a_text_alternative_per_step(page):
     page.show(8)
     figs = [page.memory.fig, *(v.fig for v in (*page.strips.values(), *page.bars.values()))]
     assert all(page.alt[f.id] for f in figs)
-    assert "At 262,144 tokens: A total 4.016 GiB (KV cache 4 GiB" in page.alt[page.memory.fig.id]
+    assert ("At 262,144 tokens: A on the GPU 102.1 GiB (KV cache 4 GiB, state 17.5 MiB as "
+            "allocated; ideal total 4.016 GiB); B on the GPU 48.96 GiB (KV cache 32 GiB as "
+            "allocated; ideal total 32 GiB).") in page.alt[page.memory.fig.id]
+    assert "with the 73.6 GiB of GPU memory the engine may use" in page.alt[page.memory.fig.id]
     assert "4 full attention, 28 linear / SSM" in page.alt[page.strips["a"].fig.id]
     assert "KV cache 4 GiB in 4 layers" in page.alt[page.bars["a"].fig.id]
 
 
 SETTING_VALUES = {"model_a": "qwen3-next-80b-a3b", "model_b": "kimi-linear-48b-a3b",
                   "custom": {"name": "tiny", "layers": [{"kind": "mlp"}]}, "kv_dtype": "fp8",
-                  "state_dtype": "bf16", "sequences": 16, "kv_block": 1000}
+                  "state_dtype": "bf16", "sequences": 16, "kv_block": 1000,
+                  "custom_config": PRESET_HF_CONFIGS["jamba-v0.1"], "engine": "llama.cpp",
+                  "weight_dtype": "int4", "gpu": "MI300X-192GB", "gpu_gib": 24.5}
+SETTING_BUILDS = {"custom": {"model_b": "custom"}, "gpu_gib": {"gpu": "custom"},
+                  "custom_config": {"model_b": "custom", "custom": JAMBA_DICT}}
 
 
 @pytest.mark.parametrize("name", [n for n in HybridPage.settings() if n not in HybridPage.no_recompute])
 def test_every_setting_changes_the_picture(build, name):
-    page = build(HybridPage, model_b="custom") if name == "custom" else build(HybridPage)
+    page = build(HybridPage, **SETTING_BUILDS.get(name, {}))
     page.show(5)
     before = snapshot(page)
     setattr(page, name, SETTING_VALUES[name])
@@ -149,6 +180,7 @@ def test_dtypes_and_batch_scale_as_sim_says(page):
     assert sum(page.bars["a"].source.data["kv"]) == report["kv_cache_bytes"]
     assert sum(page.bars["a"].source.data["state"]) == report["state_bytes"]
     assert cache.format_bytes(report["total_bytes"]) in shown(page)
+    page.engine = "sglang"  # page size 1: the KV cache exactly as the ideal's
     curve = cache.memory_curve("llama-3-8b", CURVE_TOKENS, 8, "fp8", "bf16")
     np.testing.assert_array_equal(page.memory.source.data["b_kv_cache_bytes"],
                                   curve["kv_cache_bytes"])

@@ -1,34 +1,44 @@
 """Page 4, "Hybrid models and their cache": which layers of a model keep a KV cache that grows
-with the context, which keep a fixed state, and what that costs in bytes.
+with the context, which keep a fixed state, what that costs in bytes, and what an inference
+engine allocates for it on a GPU.
 
 t indexes CONTEXTS (1K, 2K, 4K … 1M tokens): Step and Play double the context. ``compute``
-asks `sim.cache` for each model's report at every context and its memory curve; every byte
-count is sim's. The views and texts are in hybrid_views.py. A custom model comes from the JSON
-box or a link, always through ``read_model`` (sim's reader, which bounds size, depth, every
-number and every count before any work and names the field, value and range when it refuses).
+asks `sim.cache` for each model's ideal report at every context and its memory curve, and
+`sim.engines` / `sim.gpus` / `sim.weights` (through ``serve``) for what the chosen engine
+allocates, the weights, the GPU's budget and the verdict; every byte count is sim's. The views
+and texts are in ui/views/hybrid.py. A custom model comes from the JSON box, a config.json or a
+link (ui/pages/hybrid_models.py), always through sim's readers, which bound size, depth, every
+number and every count before any work and name the field, value and range when they refuse.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import panel as pn
 import param
 from bokeh.models import Div
 
-from sim import cache
+from sim import cache, hf_config
 from sim.exercises import hybrid_model
+from sim.gpus import GPUS
+from sim.presets import PRESET_HF_CONFIGS
+from sim.weights import WEIGHT_DTYPES
 from ui.exercises import exercise_setting
 from ui.fmt import plain
-from ui.page import SETTINGS_ERRORS, Page, Run
-from ui.pages.hybrid_models import DEFAULT_CUSTOM, HINT, ConfigImport, read_model
-from ui.theme import style_widget
-from ui.urlstate import MAX_VALUE
+from ui.page import Page, Run
+from ui.pages.hybrid_models import (
+    CUSTOM,
+    DEFAULT_CUSTOM,
+    CustomModelBoxes,
+    read_model,  # noqa: F401 (the tests read models as the page does)
+)
 from ui.views import Readout
 from ui.views.hybrid import (
     CONTEXTS,
     CURVE_TOKENS,
+    ENGINE_NAMES,
+    MAX_EXACT,
     READOUT_CSS,
     LayerBars,
     LayerStrip,
@@ -36,26 +46,36 @@ from ui.views.hybrid import (
     caption_html,
     card,
     curve_data,
-    format_model_json,
+    engine_row_names,
+    engine_rows,
+    engine_table,
+    gpu_label,
     layer_data,
+    lines_html,
     readout_html,
+    serve,
     sources_html,
+    usable_bytes,
+    verdict_html,
 )
 
 PRESET_NAMES = {model.name: key for key, model in cache.PRESETS.items()}
-CUSTOM, NONE = "custom", "none"
+NONE = "none"
 CUSTOM_SOURCE = "custom model, edited on this page"
-MAX_EXACT = 2**53  # bytes: beyond this a float64 (the plot, JavaScript) is no longer exact
+JAMBA_DICT = cache.model_to_dict(hf_config.from_hf_config(PRESET_HF_CONFIGS["jamba-v0.1"])[0])
 
 
-class HybridPage(Page):
+class HybridPage(CustomModelBoxes, Page):
     title = "Hybrid models and their cache"
     slug = "hybrid"
-    only_with = {"custom": {"model_a": CUSTOM}}  # the JSON shows as model A when chosen
+    only_with = {"custom": {"model_a": CUSTOM}, "gpu_gib": {"gpu": CUSTOM},  # shown when chosen
+                 "custom_config": {"model_a": CUSTOM, "custom": JAMBA_DICT}}
     examples = {"custom": [{"name": "small", "layers": [
         {"kind": "attention", "count": 2, "kv_heads": 2, "head_dim": 64},
-        {"kind": "recurrent", "count": 6, "state_shape": [4, 64, 64]}]}]}
-    link_keys = {"sequences": "batch", "kv_block": "block", "exercise": "ex"}  # the link's name since the first version
+        {"kind": "recurrent", "count": 6, "state_shape": [4, 64, 64]}]}],
+                "custom_config": [PRESET_HF_CONFIGS["jamba-v0.1"]]}
+    link_keys = {"sequences": "batch", "kv_block": "block", "exercise": "ex",  # since the first version
+                 "custom_config": "hf", "weight_dtype": "weights", "gpu_gib": "gib"}
     stops = (("4K", "stop_4k"), ("128K", "stop_128k"), ("1M", "stop_1m"),
              ("A's cache passes its state", "stop_cross"))
 
@@ -69,7 +89,20 @@ class HybridPage(Page):
     kv_dtype = param.Selector(objects=list(cache.DTYPE_BYTES), default="bf16",
                               label="KV cache dtype", doc="fp32 4 bytes, bf16/fp16 2, fp8 1")
     state_dtype = param.Selector(objects=list(cache.DTYPE_BYTES), default="fp32",
-                                 label="State dtype", doc="Engines often keep the state in fp32")
+                                 label="State dtype (the ideal)",
+                                 doc="The ideal's state; each engine keeps its own (shown)")
+    custom_config = param.Dict({}, label="config.json of the custom model",
+                               doc="The Hugging Face config.json the custom model was read from "
+                                   "({} for a model written by hand): its weights are counted")
+    engine = param.Selector(objects={v: k for k, v in ENGINE_NAMES.items()}, default="vllm",
+                            label="Engine", doc="Whose allocation rules: docs/engines.md")
+    weight_dtype = param.Selector(objects=list(WEIGHT_DTYPES), default="bf16",
+                                  label="Weight dtype", doc="int4: half a byte and a scale per 128")
+    gpu = param.Selector(objects={**{gpu_label(n): n for n in GPUS},
+                                  "custom size (GiB below)": CUSTOM},
+                         default="H100-80GB", label="GPU")
+    gpu_gib = param.Number(80.0, bounds=(0, 16384), label="Custom GPU memory (GiB)",
+                           doc="The GPU's memory when GPU is a custom size; above 0")
     sequences = param.Integer(1, bounds=(1, 256), label="Batch (sequences)",
                           doc="Sequences served at once; every byte count scales with it")
     kv_block = param.Integer(16, bounds=(0, 2**20), label="KV blocks of B tokens (0 = exact)",
@@ -103,91 +136,56 @@ class HybridPage(Page):
             if rs is not None and rs[-1]["total_bytes"] > MAX_EXACT:
                 raise ValueError(f"model {slot.upper()} holds {rs[-1]['total_bytes']:,} bytes at "
                                  f"1M tokens; accepted: at most 2^53 = {MAX_EXACT:,}")
+        settings = {k: getattr(self, k) for k in ("engine", "kv_dtype", "state_dtype",
+                                                  "weight_dtype", "gpu_gib", "sequences")}
+        settings["gpu"] = None if self.gpu == CUSTOM else self.gpu
+        configs = {"a": self.config_of(self.model_a), "b": self.config_of(self.model_b)}
+        served = {s: None if m is None else serve(plain(m.name, 60), m, *configs[s], settings)
+                  for s, m in models.items()}
         ts = range(len(CONTEXTS))
-        data: dict[str, Any] = {"models": models, "reports": reports,
+        data: dict[str, Any] = {"models": models, "reports": reports, "served": served,
+                                "usable_bytes": usable_bytes(settings),
                                 "x": CURVE_TOKENS.astype(float), "stop_4k": 2, "stop_128k": 7,
                                 "stop_1m": 10, "stop_cross": -1}
         table: dict[str, list] = {k: [] for k in (
             "section", "slot", "model", "context_tokens", "layer", "kind", "label",
             "kv_cache_bytes", "state_bytes", "total_bytes")}
         for slot, model in models.items():
-            data |= curve_data(slot, model, args) | layer_data(slot, model, reports[slot], table)
+            data |= (curve_data(slot, model, args, served[slot])
+                     | layer_data(slot, model, reports[slot], table))
+            engine_table(slot, served[slot], table)
         if reports["a"] is not None:
             data["stop_cross"] = next((t for t in ts if 0 < reports["a"][t]["state_bytes"]
                                        < reports["a"][t]["kv_cache_bytes"]), -1)
+        names = engine_row_names(self.engine, self.weight_dtype)
+        gpu = (f"the {self.gpu}" if settings["gpu"] else f"a GPU of {self.gpu_gib:g} GiB")
         data["caption"] = [caption_html(t, reports) for t in ts]
         data["readout"] = [readout_html(CONTEXTS[t], models, {s: r and r[t] for s, r in
-                                                                reports.items()}) for t in ts]
+                                                                reports.items()},
+                                        (engine_rows(t, served, reports), names)) for t in ts]
+        data["verdict"] = [verdict_html(t, served, self.sequences, gpu) for t in ts]
+        data["lines"] = [lines_html(t, served) for t in ts]
         data["sources"] = [sources_html(models)] * len(CONTEXTS)
-        return Run(t_max=len(CONTEXTS) - 1, data=data, table=table, info=self._link_note())
+        return Run(t_max=len(CONTEXTS) - 1, data=data, table=table, info=self.link_note())
 
-    def _link_note(self) -> str:
-        raw = json.dumps(self.custom, separators=(",", ":"), sort_keys=True).encode()
-        size = -(-len(raw) * 4 // 3)  # base64 characters in the link
-        if size <= MAX_VALUE:
-            return ""
-        return (f"The custom model takes {size:,} characters in a link; a link carries at most "
-                f"{MAX_VALUE:,}, so Share will leave it out: copy its JSON from the box instead.")
-
-    # The JSON box ----------------------------------------------------------------------------
-    def apply_text(self, text: str) -> bool:
-        """Make the JSON box's text the custom model; on any problem keep the last good model
-        and say why in one line (by the box and in the notice)."""
-        try:
-            config = read_model(text)
-        except SETTINGS_ERRORS as err:
-            return self._refuse(f"Custom model not applied: {plain(err, 300)} The last good "
-                                "model is still shown.")
-        self._typed = True
-        try:
-            self.custom = config
-        finally:
-            self._typed = False
-        if self.custom != config:  # it could not run (the base kept the last good run)
-            return self._refuse(self.notice)
-        self.editor_message.update(text="", visible=False)
-        if self.notice.startswith("Custom model"):
-            self.notice = ""
-        return True
-
-    def _refuse(self, message: str) -> bool:
-        self.notice = message
-        self.editor_message.update(text=message, visible=True)
-        return False
-
-    def _show_custom(self, event) -> None:
-        """A model from elsewhere (a link) shows its JSON in the box."""
-        if self.editor is not None and not self._typed:
-            self.editor.value = format_model_json(event.new)
-
-    def apply_config(self, model: dict) -> bool:
-        """A config.json's model becomes the custom model, shown as model A."""
-        self.custom = model
-        if self.custom != model:  # it could not run: the notice says why
-            return False
-        self.model_a = CUSTOM
-        return True
+    def config_of(self, choice: str) -> tuple[dict | None, str]:
+        """The config.json behind a model choice (its weights are counted from it), or None
+        and why not."""
+        if choice in PRESET_HF_CONFIGS:
+            return PRESET_HF_CONFIGS[choice], ""
+        if self.custom_config:  # checked whichever model is shown, so a bad one is refused
+            model, _ = hf_config.from_hf_config(self.custom_config)
+            if cache.model_to_dict(model) == self.custom:
+                return self.custom_config, ""
+            return None, "not counted: the custom model was edited after its config.json was read"
+        return None, "not counted: a model written by hand has no config.json to count from"
 
     def play_exercise(self, exercise) -> tuple[int, ...]:
         """'Show it on the plots': the exercise's model as model A, in the exercise's units."""
-        self.param.update(custom=hybrid_model(exercise.given), model_a=CUSTOM, model_b=NONE,
+        self.param.update(custom=hybrid_model(exercise.given), custom_config={},
+                          model_a=CUSTOM, model_b=NONE,
                           kv_dtype="bf16", state_dtype="fp32", sequences=1, kv_block=16)
         return ()
-
-    def apply_and_show(self, _event=None) -> None:
-        if self.apply_text(self.editor.value) and CUSTOM not in (self.model_a, self.model_b):
-            self.model_a = CUSTOM
-
-    def apply_link_settings(self, updates: dict[str, Any]) -> list[str]:
-        """A link's custom model arrives as JSON text: read it as the box's text is read."""
-        notices = []
-        if isinstance(updates.get("custom"), str):
-            try:
-                updates = {**updates, "custom": read_model(updates["custom"])}
-            except SETTINGS_ERRORS as err:
-                updates = {k: v for k, v in updates.items() if k != "custom"}
-                notices.append(f"Ignored custom from the link: {plain(err, 300)}")
-        return notices + super().apply_link_settings(updates)
 
     # Views and layout -------------------------------------------------------------------------
     def make_views(self) -> list:
@@ -195,15 +193,19 @@ class HybridPage(Page):
         self.strips = {s: LayerStrip(s) for s in "ab"}
         self.bars = {s: LayerBars(s, self.strips[s].fig.x_range) for s in "ab"}
         self.readout = Readout("readout", stylesheets=[READOUT_CSS], sizing_mode="stretch_width",
-                               min_width=300, max_width=520, margin=(0, 10),
+                               min_width=300, max_width=560, margin=(0, 10),
                                styles={"flex": "1 1 340px"},
                                css_classes=["lab-present-drop"])  # the caption keeps its numbers
         self.caption = Readout("caption", sizing_mode="stretch_width", margin=(0, 10),
                                styles={"font-size": "15px"}, css_classes=["lab-caption"])
+        self.verdict = Readout("verdict", stylesheets=[READOUT_CSS], sizing_mode="stretch_width",
+                               margin=(0, 10), styles={"font-size": "15px"})
+        self.lines = Readout("lines", stylesheets=[READOUT_CSS], sizing_mode="stretch_width",
+                             margin=(0, 10), styles={"font-size": "0.9em"})
         self.sources = Readout("sources", sizing_mode="stretch_width", margin=(0, 10),
                                styles={"font-size": "0.9em"})
         return [self.memory, *self.strips.values(), *self.bars.values(), self.readout,
-                self.caption, self.sources]
+                self.caption, self.verdict, self.lines, self.sources]
 
     def body(self) -> pn.viewable.Viewable:
         radio = {"width": 220, "color": "primary", "variant": "outline"}
@@ -211,39 +213,29 @@ class HybridPage(Page):
         knobs = pn.FlexBox(
             self.widget("model_a", pn.widgets.Select, width=230),
             self.widget("model_b", pn.widgets.Select, width=230),
+            self.widget("engine", pn.widgets.Select, width=230),
+            self.widget("gpu", pn.widgets.Select, width=230),
+            self.widget("gpu_gib", pn.widgets.FloatInput, width=230, step=1),
+            pn.Column(label("Weight dtype"), self.widget("weight_dtype",
+                                                         pn.widgets.RadioButtonGroup,
+                                                         **radio | {"width": 270})),
             pn.Column(label("KV cache dtype"), self.widget("kv_dtype", pn.widgets.RadioButtonGroup,
                                                            **radio)),
-            pn.Column(label("State dtype"), self.widget("state_dtype",
-                                                        pn.widgets.RadioButtonGroup, **radio)),
+            pn.Column(label("State dtype (the ideal)"), self.widget(
+                "state_dtype", pn.widgets.RadioButtonGroup, **radio)),
             self.widget("sequences", pn.widgets.IntSlider, width=220),
             self.widget("kv_block", pn.widgets.IntInput, width=220),
             sizing_mode="stretch_width", align_items="end", css_classes=["lab-controls"])
-        self.editor = pn.widgets.TextAreaInput(
-            label="Custom model (JSON)", value=format_model_json(self.custom), height=260,
-            max_length=2**20,  # Panel's default (5,000) cut long models silently; sim says why
-            sizing_mode="stretch_width", min_width=280, max_width=760,
-            styles={"font-family": "monospace"})
-        self.editor.param.watch(lambda e: self.apply_text(e.new), "value")
-        apply = pn.widgets.Button(label="Apply and show as model A", color="primary",
-                                  width=240)
-        apply.on_click(self.apply_and_show)
-        self.widgets += [style_widget(self.editor), style_widget(apply)]
-        self.importer = ConfigImport(self.apply_config)
-        self.widgets += self.importer.widgets
-        editor = pn.Column(self.editor, pn.pane.HTML(HINT, sizing_mode="stretch_width",
-                                                     max_width=760, margin=(0, 10),
-                                                     styles={"font-size": "0.85em"}),
-                           pn.pane.Bokeh(self.editor_message), apply, sizing_mode="stretch_width")
-        editor = style_widget(pn.Tabs(("Model description (JSON)", editor), (
-            "Hugging Face config.json", self.importer.panel()), sizing_mode="stretch_width",
-            css_classes=["lab-secondary"]))
-        sources = pn.Column(pn.pane.HTML("<b>Sources</b> (plain text)", margin=(0, 10)),
-                            self.sources.panel(), sizing_mode="stretch_width",
-                            css_classes=["lab-secondary"])
+        section = lambda title, view: pn.Column(  # noqa: E731
+            pn.pane.HTML(title, margin=(0, 10)), view.panel(), sizing_mode="stretch_width",
+            css_classes=["lab-secondary"])
         memory = pn.pane.Bokeh(self.memory.fig, sizing_mode="stretch_width", min_width=300,
                                max_width=760, styles={"flex": "2 1 420px"})
-        return pn.Column(knobs, pn.Column(self.caption.panel(), pn.FlexBox(
+        return pn.Column(knobs, pn.Column(self.caption.panel(), self.verdict.panel(), pn.FlexBox(
                              self.readout.panel(), memory, sizing_mode="stretch_width"),
                              sizing_mode="stretch_width", css_classes=["lab-main-view", "lab-view-memory"]),
+                         section("<b>How the engine's figures and the verdict are worked out</b>",
+                                 self.lines),
                          *(card(self.strips[s].fig, self.bars[s].fig) for s in "ab"),
-                         editor, sources, sizing_mode="stretch_width")
+                         self.custom_boxes(), section("<b>Sources</b> (plain text)", self.sources),
+                         sizing_mode="stretch_width")

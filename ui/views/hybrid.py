@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
+from dataclasses import field as dc_field
 
 import numpy as np
 import panel as pn
@@ -29,6 +31,10 @@ from bokeh.models import (
 from bokeh.palettes import Colorblind8
 
 from sim import cache as sim_cache
+from sim import engines as sim_engines
+from sim import gpus as sim_gpus
+from sim import hf_config
+from sim import weights as sim_weights
 from ui.fmt import count, num, plain, text
 from ui.views import View, make_figure
 
@@ -44,8 +50,11 @@ KIND_LABELS = {"full": "full attention", "window": "sliding window", "mla": "MLA
 KIND_COLOURS = {"full": Colorblind8[5], "window": Colorblind8[1], "mla": Colorblind8[6],
                 "recurrent": Colorblind8[3], "mlp": "#b0b7bf"}
 SLOT_COLOURS = {"a": Colorblind8[0], "b": Colorblind8[4]}
-SERIES = (("total_bytes", "total", "solid"), ("kv_cache_bytes", "KV", "dashed"),
-          ("state_bytes", "state", "dotted"))
+# The memory plot's lines per model: (column, legend, dash, width, alpha).
+SERIES = (("gpu_bytes", "on the GPU", "solid", 5, 0.4),
+          ("total_bytes", "allocated", "solid", 2.5, 1.0),
+          ("kv_cache_bytes", "KV", "dashed", 2.5, 1.0), ("state_bytes", "state", "dotted", 2.5, 1.0),
+          ("ideal_bytes", "ideal total", "dashdot", 1.5, 0.8))
 
 # Axis labels in base-2 units (formatting only: bytes → "4 GiB", tokens → "256K").
 BYTES_JS = """
@@ -62,6 +71,7 @@ TOKENS_JS = """
     if (tick >= 1024) return (tick / 1024) + "K";
     return String(tick);
 """
+MAX_EXACT = 2**53  # bytes: beyond this a float64 (the plot, JavaScript) is no longer exact
 BYTE_TICKS = [2.0**p for p in range(0, 81, 2)]  # 1 B, 4 B, … every power of 4 (floats: JS-safe)
 fmt_bytes = sim_cache.format_bytes
 
@@ -223,36 +233,42 @@ class LayerBars(View):
 
 
 class MemoryPlot(View):
-    """Memory against context length (log–log): KV cache, fixed state and total per model,
-    with the current context as a dotted line and points (on the overlay layer)."""
+    """Memory against context length (log–log), per model: what the engine allocates (KV cache,
+    fixed state, their total), the ideal total beside it, and everything on the GPU (weights,
+    overhead and the allocation) against the memory the engine may use (a horizontal line);
+    the current context as a dotted line and points (on the overlay layer)."""
 
     def __init__(self):
         self.source = ColumnDataSource({"x": [], **{f"{s}_{k}": [] for s in "ab"
-                                                    for k, _, _ in SERIES},
-                                        "a_total_text": [], "b_total_text": []})
+                                                    for k, *_ in SERIES},
+                                        "a_gpu_text": [], "b_gpu_text": []})
         self.now = ColumnDataSource({"x": [], "y": [], "colour": []})
-        self.fig = make_figure("Memory against context", height=380, sizing_mode="stretch_width",
+        self.gpu = ColumnDataSource({"x": [float(CONTEXTS[0]), float(CONTEXTS[-1])],
+                                     "y": [1.0, 1.0]})
+        self.fig = make_figure("Memory against context", height=400, sizing_mode="stretch_width",
                                min_width=300, max_width=760, x_axis_type="log", y_axis_type="log",
                                x_range=Range1d(CONTEXTS[0], CONTEXTS[-1]),
                                y_range=Range1d(2.0**20, 2.0**40))
         self.fig.min_border_right = 18  # room for the last tick label, "1M"
         self.renderers: dict[str, list] = {"a": [], "b": []}
-        items = []
+        gpu = self.fig.line("x", "y", source=self.gpu, line_width=2, color=GPU_COLOUR,
+                            line_dash=[8, 3])
+        items = [LegendItem(label="GPU memory it may use", renderers=[gpu])]
         for slot in "ab":
-            for key, name, dash in SERIES:
-                r = self.fig.line("x", f"{slot}_{key}", source=self.source, line_width=2.5,
-                                  color=SLOT_COLOURS[slot], line_dash=dash)
+            for key, name, dash, width, alpha in SERIES:
+                r = self.fig.line("x", f"{slot}_{key}", source=self.source, line_width=width,
+                                  color=SLOT_COLOURS[slot], line_dash=dash, line_alpha=alpha)
                 self.renderers[slot].append(r)
                 items.append(LegendItem(label=f"{slot.upper()} {name}", renderers=[r]))
         self.fig.scatter("x", "y", source=self.now, size=8, color="colour", line_color="white",
                          level="overlay")
         # at the right, one entry a row: below, in rows of three, BokehJS left the second row
         # no room once the presenter view scaled the legend's rows (cut off at 1280×720)
-        self.fig.add_layout(Legend(items=items, location="top_left", margin=2, padding=4, spacing=4,
+        self.fig.add_layout(Legend(items=items, location="top_left", margin=2, padding=4, spacing=2,
                                    label_standoff=4, glyph_width=22, click_policy="hide"), "right")
         self.fig.add_tools(HoverTool(renderers=[self.renderers["a"][0]], mode="vline", tooltips=[
-            ("context", "@x{0,0} tokens"), ("A total", "@a_total_text"),
-            ("B total", "@b_total_text")]))
+            ("context", "@x{0,0} tokens"), ("A on the GPU", "@a_gpu_text"),
+            ("B on the GPU", "@b_gpu_text")]))
         self.marker = Span(location=CONTEXTS[0], dimension="height", line_color="#6e7781",
                            line_dash="dotted", line_width=1.5, level="overlay")
         self.fig.add_layout(self.marker)
@@ -269,49 +285,66 @@ class MemoryPlot(View):
     def setup(self, run) -> None:
         data = {k: run.data[k] for k in self.source.data}
         self.source.data = data
+        usable = float(run.data["usable_bytes"])
+        self.gpu.data = {"x": [float(CONTEXTS[0]), float(CONTEXTS[-1])], "y": [usable, usable]}
         for slot in "ab":
             for r in self.renderers[slot]:
                 r.visible = run.data["models"][slot] is not None
-        values = np.concatenate([data[f"{s}_{k}"] for s in "ab" for k, _, _ in SERIES])
-        values = values[np.isfinite(values)]
+        values = np.concatenate([data[f"{s}_{k}"] for s in "ab" for k, *_ in SERIES] + [[usable]])
+        values = values[np.isfinite(values) & (values > 0)]
         if values.size:
             self.fig.y_range.update(start=values.min() / 2, end=values.max() * 2)
 
     def frames(self, run) -> dict:
         out: dict[str, list] = {"marker": [float(c) for c in CONTEXTS], "now_x": [],
                                 "now_y": [], "now_colour": [], "alt": []}
+        usable = run.data["usable_bytes"]
         for t, tokens in enumerate(CONTEXTS):
             xs, ys, colours, said = [], [], [], []
-            for slot, reports in run.data["reports"].items():
-                if reports is None:
+            for slot, sv in run.data["served"].items():
+                if sv is None:
                     continue
-                r = reports[t]
-                for key, _, _ in SERIES:
-                    if r[key] > 0:
+                r = run.data["reports"][slot][t]
+                if sv.refusal:
+                    said.append(f"{slot.upper()} not run by {ENGINE_NAMES[sv.engine]}; ideal "
+                                f"total {fmt_bytes(r['total_bytes'])}")
+                    continue
+                a = sv.allocations[t]
+                on_gpu = sv.weights + OVERHEAD_BYTES + a.total_bytes
+                for y in (on_gpu, a.total_bytes, a.kv_bytes, a.state_bytes):
+                    if y > 0:
                         xs.append(float(tokens))
-                        ys.append(float(r[key]))
+                        ys.append(float(y))
                         colours.append(SLOT_COLOURS[slot])
-                said.append(f"{slot.upper()} total {fmt_bytes(r['total_bytes'])} (KV cache "
-                            f"{fmt_bytes(r['kv_cache_bytes'])}, state {fmt_bytes(r['state_bytes'])})")
+                held = ", ".join(f"{what} {fmt_bytes(b)}" for what, b in (
+                    ("KV cache", a.kv_bytes), ("state", a.state_bytes)) if b) or "nothing"
+                said.append(f"{slot.upper()} on the GPU {fmt_bytes(on_gpu)} ({held} as "
+                            f"allocated; ideal total {fmt_bytes(r['total_bytes'])})")
             out["now_x"].append(xs)
             out["now_y"].append(ys)
             out["now_colour"].append(colours)
-            out["alt"].append(f"Memory against context, log–log, 1K to 1M tokens. At "
+            out["alt"].append(f"Memory against context, log–log, 1K to 1M tokens, with the "
+                              f"{fmt_bytes(usable)} of GPU memory the engine may use. At "
                               f"{count(tokens)} tokens: " + "; ".join(said) + ".")
         return out
 
 
 # Per-model data of a run ------------------------------------------------------------------------
 
-def curve_data(slot: str, model, args) -> dict:
-    """The memory curves as float64 (exact: every figure is at most 2^53 bytes); a log axis
-    cannot show 0 bytes, so those points are left out (NaN)."""
+def curve_data(slot: str, model, args, served) -> dict:
+    """The memory curves as float64 (exact: every figure is at most 2^53 bytes): the engine's
+    (``served.curve``) and the ideal total (sim.cache; NaN when the engine is the ideal). A
+    log axis cannot show 0 bytes, so those points are left out (NaN)."""
     nan = np.full(CURVE_TOKENS.shape, np.nan)
-    curve = None if model is None else sim_cache.memory_curve(model, CURVE_TOKENS, *args)
-    out = {f"{slot}_{k}": nan if curve is None else
-           np.where(curve[k] > 0, curve[k].astype(float), np.nan) for k, _, _ in SERIES}
-    out[f"{slot}_total_text"] = (["–"] * len(nan) if curve is None else
-                                 [fmt_bytes(b) for b in curve["total_bytes"]])
+    if model is None:
+        return {**{f"{slot}_{k}": nan for k, *_ in SERIES}, f"{slot}_gpu_text": ["–"] * len(nan)}
+    ideal = sim_cache.memory_curve(model, CURVE_TOKENS, *args)["total_bytes"].astype(float)
+    curve = {**{f"{k}_bytes": v for k, v in served.curve.items()},
+             "kv_cache_bytes": served.curve["kv"], "state_bytes": served.curve["state"],
+             "ideal_bytes": nan if served.engine == "ideal" else ideal}
+    out = {f"{slot}_{k}": np.where(curve[k] > 0, curve[k], np.nan) for k, *_ in SERIES}
+    out[f"{slot}_gpu_text"] = [fmt_bytes(b) if np.isfinite(b) else "not run"
+                               for b in served.curve["gpu"]]
     return out
 
 def layer_data(slot: str, model, reports, table: dict) -> dict:
@@ -355,8 +388,10 @@ def _rows(table: dict, *values) -> None:
         table[key].append(value)
 
 
-def readout_html(tokens: int, models: dict, reports: dict) -> str:
-    """The numbers at one context, per model, in base-2 units (names escaped)."""
+def readout_html(tokens: int, models: dict, reports: dict,
+                 engine: tuple[dict, dict] | None = None) -> str:
+    """The numbers at one context, per model, in base-2 units (names escaped); ``engine``:
+    (rows, their names) of what the engine holds (``engine_rows``), after the ideal total."""
     heads, rows = ["<th></th>"], {k: [] for k in ("kv", "blocks", "state", "total", "ratio",
                                                     "per")}
     block = next((r["block_tokens"] for r in reports.values() if r), None)
@@ -376,10 +411,14 @@ def readout_html(tokens: int, models: dict, reports: dict) -> str:
         rows["per"].append(fmt_bytes(r["kv_bytes_per_token"]) + " / token")
     if not block:
         del rows["blocks"]
-    names = {"kv": "KV cache (exact)", "blocks": f"KV cache in blocks of {block} tokens",
-             "state": "fixed state", "total": "total",
+    names = {"kv": "KV cache, ideal (exact)", "blocks": f"KV cache in blocks of {block} tokens",
+             "state": "fixed state, ideal", "total": "ideal total",
              "ratio": "KV cache vs. an all-attention model of the same shape",
              "per": "KV added per token (one sequence, before any window)"}
+    if engine is not None:  # what the engine holds, after the ideal figures
+        rows = ({k: v for k, v in rows.items() if k not in ("ratio", "per")} | engine[0]
+                | {k: rows[k] for k in ("ratio", "per")})
+        names |= engine[1]
     body = "".join(f"<tr><th>{names[k]}</th>{''.join(f'<td>{c}</td>' for c in v)}</tr>"
                    for k, v in rows.items())
     return (f'<div class="hybrid-context"><span class="hybrid-context-label">context</span> '
@@ -437,3 +476,266 @@ READOUT_CSS = """
 def card(*figs) -> pn.Column:
     return pn.Column(*(pn.pane.Bokeh(f, sizing_mode="stretch_width") for f in figs),
                      sizing_mode="stretch_width")
+
+
+# What an engine allocates on a GPU, per model (data of a run) -----------------------------------
+
+OVERHEAD_BYTES = 2 * 2**30  # sim.gpus.gpu_verdict's default estimate: activations, CUDA graphs
+ENGINE_NAMES = {"ideal": "the ideal (exact bytes)", "vllm": "vLLM 0.33.0",
+                "llama.cpp": "llama.cpp (0c1e570)", "sglang": "SGLang 0.5.23"}
+GPU_COLOUR = "#cf222e"
+BILLION = 10**9
+
+
+@dataclass
+class Served:
+    """One model under the page's engine on the page's GPU, at every context of CONTEXTS.
+
+    weights: bytes of the weights (0 when they cannot be counted, ``weights_text`` says why);
+    refusal: why the engine does not run the model ("" when it does); allocations and
+    verdicts: sim.engines.Allocation and sim.gpus.gpu_verdict per context; curve: engine KV,
+    state and total, and "gpu" (weights + overhead + total), at CURVE_TOKENS (float64)."""
+
+    name: str
+    model: object
+    engine: str
+    weights: int
+    weights_text: str
+    usable: int
+    refusal: str = ""
+    allocations: list = dc_field(default_factory=list)
+    verdicts: list = dc_field(default_factory=list)
+    curve: dict = dc_field(default_factory=dict)
+
+
+def gpu_label(name: str) -> str:
+    """ "H100-80GB" → "H100 (80 GB)", for the GPU menu."""
+    model, size = name.rsplit("-", 1)
+    return f"{model.replace('-', ' ')} ({size.removesuffix('GB')} GB)"
+
+
+def usable_bytes(s: dict) -> int:
+    """The GPU memory the engine may use: vLLM its gpu_memory_utilization (0.92), others all."""
+    gpu = {"gpu": s["gpu"]} if s["gpu"] else {"memory_gib": s["gpu_gib"]}
+    return sim_gpus.engine_budget(s["engine"], sim_gpus.gpu_memory_bytes(**gpu), 0, 0)[0]
+
+
+def engine_table(slot: str, sv, table: dict) -> None:
+    """The CSV's rows of what the engine allocates (one per context) and of the weights."""
+    if sv is None:
+        return
+    rows = [("weights", "", f"weights, {sv.weights_text}", 0, 0, sv.weights)]
+    rows += [("engine", a.tokens, f"allocated by {ENGINE_NAMES[sv.engine]}", a.kv_bytes,
+              a.state_bytes, a.total_bytes) for a in sv.allocations]
+    for section, tokens, label, kv, state, total in rows:
+        for key, value in zip(table, (section, slot.upper(), plain(sv.name, 200), tokens, "", "",
+                                      label, kv, state, total)):
+            table[key].append(value)
+
+
+def model_facts(config: dict | None) -> tuple[str | None, int | None]:
+    """(family, the model's own longest context) of a config.json, or (None, None)."""
+    if not config:
+        return None, None
+    _, inner = hf_config.unwrap(config)
+    return hf_config.recognise(inner), hf_config.max_context(inner)
+
+
+def engine_options(engine: str, kv_dtype: str, state_dtype: str, family: str | None) -> dict:
+    """The engine's own defaults, but the page's KV dtype (and, for the ideal, its state dtype)."""
+    if engine == "llama.cpp" and kv_dtype == "fp8":
+        raise ValueError("KV cache dtype: llama.cpp has no fp8 KV cache (it offers f16, bf16, "
+                         "f32, q8_0 and q4_0); choose bf16 or fp16")
+    options = {"family": family, "kv_dtype": kv_dtype}
+    return options | ({"ssm_dtype": state_dtype} if engine == "ideal" else {})
+
+
+def weights_of(config: dict | None, dtype: str, why_not: str) -> tuple[int, str]:
+    """(weight bytes, the figure in words) from a config.json; (0, why) when not countable."""
+    if not config:
+        return 0, why_not
+    try:
+        count = sim_weights.parameter_count(config)
+    except ValueError as err:
+        return 0, f"not counted ({plain(err, 200)})"
+    size = sim_weights.weight_bytes(count, dtype)
+    return size, (f"{fmt_bytes(size)} ({count.total / BILLION:.2f} billion parameters; "
+                  f"{count.active / BILLION:.2f} billion active per token)")
+
+
+def serve(name: str, model, config: dict | None, why_not: str, s: dict) -> Served:
+    """What ``s["engine"]`` allocates for ``model`` on the GPU of ``s`` at every context.
+    ``s``: engine, kv_dtype, state_dtype, weight_dtype, gpu (a name or None), gpu_gib, sequences.
+    An engine that does not run the model (or cannot plan it) is a refusal, not an error; a
+    bad GPU size or a dtype the engine lacks raises (the page keeps its settings)."""
+    engine, n = s["engine"], s["sequences"]
+    gpu = {"gpu": s["gpu"]} if s["gpu"] else {"memory_gib": s["gpu_gib"]}
+    memory = sim_gpus.gpu_memory_bytes(**gpu)
+    usable = sim_gpus.engine_budget(engine, memory, 0, 0)[0]
+    family, limit = model_facts(config)
+    weights, said = weights_of(config, s["weight_dtype"], why_not)
+    options = engine_options(engine, s["kv_dtype"], s["state_dtype"], family)
+    out = Served(name, model, engine, weights, said, usable)
+    try:
+        if engine == "vllm" and not any(g.mixer.kind != "mlp" for g in model.groups):
+            # sim.engines' vLLM plan fails on this with a bare "min() arg is an empty sequence"
+            raise ValueError("model: it has no attention or recurrent layer, so there is no "
+                             "KV cache or state to plan")
+        run = sim_engines.prepare(model, engine, **options)
+    except ValueError as err:
+        if not str(err).startswith(("engine:", "model:")):
+            raise
+        out.refusal = plain(err, 300).removeprefix("engine: ").removeprefix("model: ")
+        nan = np.full(CURVE_TOKENS.shape, np.nan)
+        out.curve = {k: nan for k in ("kv", "state", "total", "gpu")}
+        return out
+    out.allocations = [run(c, n) for c in CONTEXTS]
+    points = [run(int(x), n) for x in CURVE_TOKENS]
+    top = max(points[-1].total_bytes, out.allocations[-1].total_bytes) + weights + OVERHEAD_BYTES
+    if top > MAX_EXACT:
+        raise ValueError(f"{name}: {top:,} bytes at 1M tokens under {ENGINE_NAMES[engine]}; "
+                         f"accepted: at most 2^53 = {MAX_EXACT:,}")
+    out.verdicts = [sim_gpus.gpu_verdict(model, c, n, engine, **gpu, weight_bytes=weights,
+                                         overhead_bytes=OVERHEAD_BYTES, max_context=limit,
+                                         **options) for c in CONTEXTS]
+    kv = np.array([p.kv_bytes for p in points], dtype=float)
+    state = np.array([p.state_bytes for p in points], dtype=float)
+    out.curve = {"kv": kv, "state": state, "total": kv + state,
+                 "gpu": kv + state + float(weights + OVERHEAD_BYTES)}
+    return out
+
+
+def percent(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.3g}%"
+
+
+def kv_note(a, ideal_kv: int, windows: bool) -> str:
+    """How the engine's KV cache differs from the exact figure, and why (in words)."""
+    if a.engine == "ideal" or a.kv_bytes == ideal_kv:
+        return "the exact figure" if a.kv_bytes else "no KV cache"
+    why = {"vllm": f"whole blocks of {a.block_tokens} tokens"
+                   + (", sliding windows kept with the tokens in flight" if windows else ""),
+           "llama.cpp": "cells rounded up to a multiple of 256"
+                        + (", sliding windows plus a batch of 512" if windows else ""),
+           "sglang": "pages of one token"}[a.engine]
+    if not ideal_kv:
+        return why
+    extra = a.kv_bytes - ideal_kv
+    sign = "+" if extra > 0 else "−"
+    return (f"{sign}{fmt_bytes(abs(extra))} ({sign}{percent(abs(extra), ideal_kv)}) against "
+            f"the exact {fmt_bytes(ideal_kv)}, in {why}")
+
+
+def state_note(a, state_layers: int) -> str:
+    """The engine's state: its dtype, its copies per sequence and its padding (in words)."""
+    d = a.detail
+    if a.engine == "vllm":
+        pad = d["page_bytes"] - d["state_page_bytes"]
+        per = d["state_blocks"] * d["group_size"]
+        copies = (f"{per // state_layers} pages per layer and sequence with prefix caching"
+                  if state_layers and per % state_layers == 0 else
+                  f"{d['state_blocks']} state blocks per sequence")
+        padded = (f", each padded by {percent(pad, d['state_page_bytes'])} to fill a block"
+                  if pad else "")
+        dtypes = (d["conv_dtype"] if d["conv_dtype"] == d["ssm_dtype"] else
+                  f"{d['conv_dtype']} convolution, {d['ssm_dtype']} recurrent")
+        return f"{dtypes} state, {copies}{padded}"
+    if a.engine == "sglang":
+        return (f"bf16 convolution, {d['ssm_dtype']} recurrent state, {d['slots_per_request']} "
+                "slots per sequence (radix cache)")
+    if a.engine == "llama.cpp":
+        return "fp32 (fixed in llama.cpp), one slot per sequence"
+    return f"{d['state_dtype']}, one copy per sequence"
+
+
+def engine_rows(t: int, served: dict, reports: dict) -> dict[str, list[str]]:
+    """The readout's rows of what the engine holds at CONTEXTS[t], one cell per model shown."""
+    rows: dict[str, list[str]] = {"weights": [], "kv_engine": [], "state_engine": [],
+                                  "on_gpu": []}
+    for slot, sv in served.items():
+        if sv is None:
+            continue
+        rows["weights"].append(text(sv.weights_text, 300))
+        if sv.refusal:
+            rows["kv_engine"].append(f"not run: {text(sv.refusal, 300)}")
+            rows["state_engine"].append("–")
+            rows["on_gpu"].append("–")
+            continue
+        a, r = sv.allocations[t], reports[slot][t]
+        groups = sv.model.groups
+        state_layers = sum(g.count for g in groups if g.mixer.kind == "recurrent")
+        windows = any(getattr(g.mixer, "window", None) for g in groups)
+        rows["kv_engine"].append(f"<b>{fmt_bytes(a.kv_bytes)}</b>: "
+                                 f"{kv_note(a, r['kv_cache_bytes'], windows)}"
+                                 if a.kv_bytes else "no KV cache")
+        rows["state_engine"].append(f"<b>{fmt_bytes(a.state_bytes)}</b>: "
+                                    f"{state_note(a, state_layers)}"
+                                    if a.state_bytes else "no fixed state")
+        total = sv.weights + OVERHEAD_BYTES + a.total_bytes
+        rows["on_gpu"].append(f"<b>{fmt_bytes(total)}</b> of the {fmt_bytes(sv.usable)} it may "
+                              f"use ({percent(total, sv.usable)})")
+    return rows
+
+
+def engine_row_names(engine: str, weight_dtype: str) -> dict[str, str]:
+    name = ENGINE_NAMES[engine]
+    return {"weights": f"weights in {weight_dtype}", "kv_engine": f"KV cache as {name} allocates it",
+            "state_engine": f"fixed state as {name} allocates it",
+            "on_gpu": f"on the GPU: weights, {fmt_bytes(OVERHEAD_BYTES)} overhead, KV cache "
+                      "and state"}
+
+
+def verdict_text(sv: Served, t: int, sequences: int, gpu_name: str) -> str:
+    """One sentence: does it fit; else the longest context for these sequences, and the most
+    sequences at this context. Plain text (names escaped by the caller)."""
+    name, engine, tokens = sv.name, ENGINE_NAMES[sv.engine], CONTEXTS[t]
+    if sv.refusal:
+        return f"{engine} does not run {name}: {sv.refusal}."
+    v = sv.verdicts[t]
+    seqs = f"{sequences:,} sequence{'s' if sequences != 1 else ''}"
+    on_gpu = sv.weights + OVERHEAD_BYTES + v["allocated_bytes"]
+    where = f"on {gpu_name} under {engine}"
+    if v["max_tokens"] is None:
+        if v["budget_bytes"] < 0:
+            return (f"{name} does not fit {where}: its weights ({fmt_bytes(sv.weights)}) and "
+                    f"{fmt_bytes(OVERHEAD_BYTES)} of overhead alone pass the "
+                    f"{fmt_bytes(sv.usable)} the engine may use.")
+        return (f"{name} does not fit {where}: the fixed state of {seqs} alone passes what the "
+                "weights leave.")
+    longest = ("any context (its memory stops growing)" if v["max_tokens"] >= sim_cache.MAX_TOKENS
+               else f"{count(v['max_tokens'])} tokens")
+    most = v["max_sequences"]
+    most_text = (f"at {context_label(tokens)} tokens at most {most:,} sequence"
+                 f"{'s fit' if most != 1 else ' fits'}" if most else
+                 f"not one sequence of {context_label(tokens)} tokens fits")
+    beyond = " (beyond the model's own maximum context)" if v["beyond_max_context"] else ""
+    if v["fits"]:
+        return (f"{name} fits {where}: {seqs} of {context_label(tokens)} tokens{beyond} "
+                f"take{'s' if sequences == 1 else ''} "
+                f"{fmt_bytes(on_gpu)} of {fmt_bytes(sv.usable)}; the longest context for {seqs} "
+                f"is {longest}, and {most_text}.")
+    return (f"{name} does not fit {where} with {seqs} of {context_label(tokens)} tokens "
+            f"({fmt_bytes(on_gpu)} of {fmt_bytes(sv.usable)}): the longest context for {seqs} "
+            f"is {longest}, and {most_text}.")
+
+
+def verdict_html(t: int, served: dict, sequences: int, gpu_name: str) -> str:
+    return "".join(f'<p class="hybrid-verdict"><span style="color:{SLOT_COLOURS[slot]}">■</span> '
+                   f"<b>{slot.upper()}</b>: {text(verdict_text(sv, t, sequences, gpu_name), 600)}"
+                   "</p>" for slot, sv in served.items() if sv is not None)
+
+
+def lines_html(t: int, served: dict) -> str:
+    """The arithmetic behind the readout: the engine's allocation and the GPU verdict, line by
+    line (sim.engines and sim.gpus write them)."""
+    parts = []
+    for slot, sv in served.items():
+        if sv is None:
+            continue
+        lines = ([f"not run: {sv.refusal}"] if sv.refusal else
+                 [*sv.allocations[t].lines, *sv.verdicts[t]["lines"]])
+        lines.insert(0, f"weights: {sv.weights_text}" if sv.weights else
+                     f"weights: {sv.weights_text}; counted as 0 bytes")
+        parts.append(f"<p><b>{slot.upper()}: {text(sv.name, 60)}</b></p><ul>"
+                     + "".join(f"<li>{text(line, 600)}</li>" for line in lines) + "</ul>")
+    return '<div class="hybrid-lines">' + "".join(parts) + "</div>"
