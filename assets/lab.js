@@ -223,12 +223,18 @@
   // Preloaded by the page (16 kB a weight); the figures are built, and the presenter fit
   // measured, once it is there: a figure laid out in a fallback font keeps that layout. A font
   // that cannot load (blocked, an old browser) leaves the system's fonts after at most 3 s.
+  // If it could not load, the family is taken out of --font (which the figures read too): a
+  // face that failed is tried again, and fails again, at every text drawn with it.
   const fontsLoaded = (document.fonts && document.fonts.load
     ? Promise.race([
       Promise.all(['16px "Lab Sans"', 'bold 16px "Lab Sans"'].map((f) => document.fonts.load(f))),
       new Promise((r) => setTimeout(r, 3000)),
     ])
-    : Promise.resolve()).catch(() => {});
+    : Promise.resolve()).catch(() => {}).then(() => {
+    const faces = document.fonts && typeof document.fonts.forEach === "function" ? [...document.fonts] : [];
+    timings.font = faces.some((f) => f.family.includes("Lab Sans") && f.status === "loaded");
+    if (!timings.font) root.style.setProperty("--font", getComputedStyle(root).getPropertyValue("--font").replace(/"Lab Sans",\s*/, ""));
+  });
 
   // ---- the page built ahead of time: on screen and stepping before Python --------------------
   // The document is themed, styled for this view and set to the link's t before BokehJS
@@ -244,6 +250,8 @@
     if (standalone) jsdoc = Document.from_json(item.doc);
     else jsdoc = (await window.Bokeh.embed.embed_item(item)).roots[0].model.document;
     timings.decoded = performance.now();
+    await fontsLoaded;  // figures measure their text as they are built: in the shipped font
+    timings.fonts = performance.now();
     styleDoc(jsdoc);
     player.attach(jsdoc);
     if (linkT !== null && !ownSettings) seekFromLink(player.tMax);
@@ -252,8 +260,6 @@
     const figures = standalone ? [...jsdoc.all_models].filter(isFigure) : [];
     for (const model of figures) model.hold_render = true;
     if (standalone) rest = setAside(jsdoc);
-    await fontsLoaded;  // figures measure their text as they are built: in the shipped font
-    timings.fonts = performance.now();
     if (standalone) await standalone(jsdoc, $(item.target_id));
     timings.built = performance.now();
     for (const model of figures) {
