@@ -59,6 +59,8 @@ def n_levels(T: int) -> int:
 
 def fenwick_levels(T: int) -> Array:
     """ℓ (T, T) int: ℓ[t, s] = bit_length(t XOR s) for s ≤ t, −1 above the diagonal."""
+    T = check.check_positive_int("T", T)
+    check.check_budget("T", T * T, check.MAX_NUMBERS, f"the (T, T) levels of T = {T:,} tokens")
     t = np.arange(T)
     x = t[:, None] ^ t[None, :]
     level = np.zeros((T, T), dtype=np.int64)
@@ -134,8 +136,7 @@ def _diverged(levels: list[Array], total: Array) -> bool:
 
 def init_state(d_k: int, d_v: int) -> LevelState:
     """No levels yet; S = 0 (d_k, d_v)."""
-    d_k = check.check_positive_int("d_k", d_k)
-    d_v = check.check_positive_int("d_v", d_v)
+    d_k, d_v = check.check_state_dims(d_k, d_v)
     return LevelState(S=_frozen(np.zeros((d_k, d_v))))
 
 

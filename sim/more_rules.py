@@ -95,8 +95,7 @@ def init_state(rule: str, d_k: int, d_v: int) -> State:
     check.check_choice("rule", rule, MORE_RULES)
     if rule == "log_linear":
         return _init_levels(d_k, d_v)
-    d_k = check.check_positive_int("d_k", d_k)
-    d_v = check.check_positive_int("d_v", d_v)
+    d_k, d_v = check.check_state_dims(d_k, d_v)
     S = np.zeros((d_k, d_v))
     S.flags.writeable = False
     return State(S=S)

@@ -171,3 +171,19 @@ def test_bad_input_is_refused_by_name() -> None:
         sim.step("log_linear", state, q[2], k[2], v[2], alpha=0.5, level_weights=[1.0])
     with pytest.raises(ValueError, match=r"^state: expected a LevelState"):
         sim.step("log_linear", sim.init_state("gla", 2, 2), q[0], k[0], v[0], alpha=0.5)
+
+
+@pytest.mark.parametrize("call, message", [
+    # numpy's "Maximum allowed dimension exceeded" before: the size is refused before np.zeros
+    (lambda: log_linear.init_state(10**30, 2), r"^d_k: 10{30} is too large; accepted: 1 to 134,217,728"),
+    (lambda: sim.init_state("log_linear", 2**20, 2**20), r"^d_k, d_v: a 1,048,576 × 1,048,576"),
+    (lambda: log_linear.fenwick_levels(float("nan")), r"^T: expected a positive integer"),
+    (lambda: log_linear.fenwick_levels("abc"), r"^T: expected a positive integer"),
+    (lambda: log_linear.fenwick_levels(-3), r"^T: expected a positive integer"),
+    (lambda: log_linear.fenwick_levels(2**20), r"^T: the \(T, T\) levels of T = 1,048,576 tokens"),
+])
+def test_sizes_are_refused_before_any_work(call, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        call()
+    np.testing.assert_array_equal(log_linear.fenwick_levels(3),
+                                  [[0, -1, -1], [1, 0, -1], [2, 2, 0]])
