@@ -143,6 +143,10 @@ def _deltaproduct_parts(k: Any, v: Any, gates: dict[str, Any]) -> tuple[FrameFac
 
 def apply_frame(parts: tuple[FrameFactor, ...], S: Any) -> Array:
     """S after one token: every factor of `parts` applied in order. S (d_k, d_v)."""
+    if (not isinstance(parts, (tuple, list)) or not parts
+            or not all(isinstance(factor, FrameFactor) for factor in parts)):
+        raise ValueError("parts: expected the FrameFactors of one token (from sim.frame_parts), "
+                         f"got {check.describe(parts)}")
     S_new = check.check_array("S", S, (parts[0].decay.shape[0], None), "(d_k, d_v)")
     for factor in parts:
         S_new = factor.apply(S_new)

@@ -115,7 +115,17 @@ def selective_scan(u: Any, delta: Any, A: Any, B: Any, C: Any, D: Any = None
     B_ = check.check_array("B", B, (T, N), "(T, N)")
     C_ = check.check_array("C", C, (T, N), "(T, N)")
     D_ = None if D is None else check.check_array("D", D, (d_inner,), "(d_inner,)")
-    V = dt * U  # (T, d_inner) the value each channel writes, Δ ⊙ u
+    for name, a in (("B", B_), ("C", C_)):  # named here: check_input_sizes says q, k, v
+        if np.abs(a).max() > check.MAX_INPUT:
+            t = int(np.argmax(np.abs(a).max(axis=1) > check.MAX_INPUT))
+            raise ValueError(f"{name}: expected every entry at most 1e150 in size, got one at "
+                             f"token t={t}; rescale {name}")
+    with np.errstate(over="ignore"):
+        V = dt * U  # (T, d_inner) the value each channel writes, Δ ⊙ u
+    too_large = ~(np.abs(V).max(axis=1) <= check.MAX_INPUT)
+    if too_large.any():
+        raise ValueError(f"u, delta: the value Δ ⊙ u a channel writes is above 1e150 in size at "
+                         f"token t={int(np.argmax(too_large))}; rescale u or delta")
     check.check_input_sizes(C_, B_, V)
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         alpha = np.exp(dt[:, None, :] * A_.T[None, :, :])  # (T, N, d_inner); may round to 0

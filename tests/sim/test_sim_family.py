@@ -144,3 +144,13 @@ def test_divergence_names_the_same_token_in_run_and_step(rule: str) -> None:
     assert 0 < ran.value.token == stepped.value.token < q.shape[0]
     if rule != "deltaproduct":
         assert ran.value.token == 50
+
+
+@pytest.mark.parametrize("parts", [float("nan"), (), "abc", [np.ones(2)]])
+def test_apply_frame_refuses_what_is_not_frame_parts(parts: Any) -> None:
+    with pytest.raises(ValueError, match=r"^parts: expected the FrameFactors of one token "
+                                         r"\(from sim.frame_parts\)"):
+        apply_frame(parts, np.zeros((2, 2)))
+    k = np.array([0.6, 0.8])
+    np.testing.assert_array_equal(apply_frame(list(frame_parts("linear", k, k)), np.zeros((2, 2))),
+                                  np.outer(k, k))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -162,3 +163,23 @@ def test_strong_decay_rounds_to_zero_in_selective_scan_only() -> None:
     y, _ = sim.selective_scan(u, np.full((2, 1), 1000.0), -np.ones((1, 1)), B, C)
     np.testing.assert_array_equal(y, [[1000.0], [1000.0]])  # Δ·B·u = 1000, nothing carried
     assert math.exp(-1000.0) == 0.0
+
+
+@pytest.mark.parametrize("bad, message", [
+    # named u, delta and B, C: the shared check would say "v" (Δ ⊙ u) and "q", "k"
+    ({"u": np.full((T, DI), 1e200)}, r"^u, delta: the value Δ ⊙ u a channel writes is above "
+                                     r"1e150 in size at token t=0"),
+    ({"delta": np.full((T, DI), 1e150), "u": np.full((T, DI), 1e300)}, r"^u, delta: "),
+    ({"B": np.full((T, N), 1e200)}, r"^B: expected every entry at most 1e150 in size"),
+    ({"C": np.full((T, N), 1e200)}, r"^C: expected every entry at most 1e150 in size"),
+])
+def test_selective_scan_names_the_input_too_large(bad: dict, message: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # Δ ⊙ u = 1e450 no longer warns of an overflow
+        with pytest.raises(ValueError, match=message):
+            sim.selective_scan(**(GOOD | bad))
+
+
+def test_mamba1_init_state_refuses_a_huge_size_by_name() -> None:
+    with pytest.raises(ValueError, match=r"^d_k: 10{30} is too large; accepted: 1 to 134,217,728"):
+        sim.init_state("mamba1", 10**30, 2)
