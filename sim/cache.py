@@ -281,6 +281,8 @@ def load_model(config: Any, source: str | None = None) -> Model:
     """
     if isinstance(config, Model):
         return config
+    if source is not None and not isinstance(source, str):
+        raise ValueError(f"source: expected text or None, got {describe_value(source)}")
     if isinstance(config, (str, bytes, bytearray)):
         config = parse_json_text(config)
     if not isinstance(config, dict):
@@ -446,6 +448,9 @@ def _state_total(groups: tuple[MixerGroup, ...], batch: int, element: int) -> in
 def mixer_kv_bytes(mixer: Mixer, tokens: Any, batch: int = 1, kv_dtype: str = "bf16",
                    expanded: bool = False, block_tokens: int | None = None) -> Any:
     """KV-cache bytes of one mixer after `tokens` tokens (an int, or an int array)."""
+    if not isinstance(mixer, Mixer):
+        raise ValueError(f"mixer: expected a sim.cache.Mixer (a group's .mixer), got "
+                         f"{describe_value(mixer)}")
     group = MixerGroup(mixer, 1)
     return kv_cache_bytes(Model("mixer", "", (), (group,), mixer.layer + 1), tokens, batch,
                           kv_dtype, expanded, block_tokens)

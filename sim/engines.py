@@ -132,8 +132,16 @@ def _choice(name: str, value: Any, accepted: tuple[str, ...] | dict[str, Any]) -
     return value
 
 
+def _or_default(value: Any, default: str) -> Any:
+    """`value or default` for None and empty text; anything else (an array, whose truth is
+    ambiguous) goes on to `_choice`, which refuses it by name."""
+    empty = value is None or (isinstance(value, (str, int, float)) and not value)
+    return default if empty else value
+
+
 def _int(name: str, value: Any, low: int, high: int) -> int:
-    if hasattr(value, "item") and not isinstance(value, bool) and type(value).__module__ == "numpy":
+    if (hasattr(value, "item") and not isinstance(value, bool)
+            and type(value).__module__ == "numpy" and getattr(value, "shape", None) == ()):
         value = value.item()
     return check_int(name, value, low, high)
 
@@ -385,6 +393,8 @@ def vllm_state_dtypes(family: str | None = None, config: dict[str, Any] | None =
     both the model dtype, except Nemotron-H's ssm (the config's mamba_ssm_cache_dtype, else
     fp32) and Qwen3.5's (its mamba_ssm_dtype). KDA's fp32 state is applied per layer."""
     _choice("model_dtype", model_dtype, DTYPE_BYTES)
+    if family is not None and not isinstance(family, str):
+        raise ValueError(f"family: expected a model_type name or None, got {describe_value(family)}")
     names = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}
     config = config if isinstance(config, dict) else {}
     if family == "nemotron_h":
@@ -416,19 +426,20 @@ def prepare(model: Any, engine: str = "vllm", *, family: str | None = None,
         raise ValueError(f"family: expected a model_type name or None, got {describe_value(family)}")
     _supported(engine, family)
     if engine == "llama.cpp":
-        kv_type = _choice("kv_dtype", kv_dtype or "f16", LLAMA_CPP_KV_TYPES)
+        kv_type = _choice("kv_dtype", _or_default(kv_dtype, "f16"), LLAMA_CPP_KV_TYPES)
         return lambda t, n: _llama_cpp(model, t, n, kv_type, llama_cpp_server)
-    kv = _choice("kv_dtype", kv_dtype or "bf16", DTYPE_BYTES)
+    kv = _choice("kv_dtype", _or_default(kv_dtype, "bf16"), DTYPE_BYTES)
     if engine == "ideal":
-        state_dtype = _choice("ssm_dtype", ssm_dtype or "fp32", DTYPE_BYTES)
+        state_dtype = _choice("ssm_dtype", _or_default(ssm_dtype, "fp32"), DTYPE_BYTES)
         return lambda t, n: _ideal(model, t, n, kv, state_dtype)
     if engine == "sglang":
-        ssm = _choice("ssm_dtype", ssm_dtype or "fp32", DTYPE_BYTES)
+        ssm = _choice("ssm_dtype", _or_default(ssm_dtype, "fp32"), DTYPE_BYTES)
         return lambda t, n: _sglang(model, t, n, kv, ssm, prefix_caching, speculative)
     conv_default, ssm_default = vllm_state_dtypes(family)
-    conv = _choice("conv_dtype", conv_dtype or conv_default, DTYPE_BYTES)
+    conv = _choice("conv_dtype", _or_default(conv_dtype, conv_default), DTYPE_BYTES)
     # ssm "auto" = the conv dtype, unless the family's config overrides it (Nemotron-H, Qwen3.5)
-    ssm = _choice("ssm_dtype", ssm_dtype or (ssm_default if ssm_default != conv_default else conv),
+    ssm = _choice("ssm_dtype",
+                  _or_default(ssm_dtype, ssm_default if ssm_default != conv_default else conv),
                   DTYPE_BYTES)
     _vllm_plan(model, kv, conv, ssm, prefix_caching, speculative, flashinfer_gdn)  # refuse early
     return lambda t, n: _vllm(model, t, n, kv, conv, ssm, prefix_caching, speculative,

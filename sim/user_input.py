@@ -137,6 +137,9 @@ def describe_value(value: Any) -> str:
 
 def key_path(path: str, key: Any) -> str:
     """`path.key` for a message, the key quoted shortened when it is not a plain name."""
+    if not isinstance(path, str):
+        raise ValueError(f"path: expected a field path (text, '' at the top), got "
+                         f"{describe_value(path)}")
     if isinstance(key, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,63}", key):
         return f"{path}.{key}" if path else key
     return f"{path}[{quote(key)}]" if path else f"[{quote(key)}]"

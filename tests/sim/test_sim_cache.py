@@ -182,3 +182,19 @@ def test_format_bytes() -> None:
     assert cache.format_bytes(131072) == "128 KiB"
     assert cache.format_bytes(12) == "12 B"
     assert math.isclose(cache.DTYPE_BYTES["bf16"], 2)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: cache.mixer_kv_bytes(float("nan"), 10), r"^mixer: expected a sim.cache.Mixer"),
+    (lambda: cache.mixer_kv_bytes("attention", 10), r"^mixer: expected a sim.cache.Mixer"),
+    (lambda: cache.parse_model_text(cache.model_to_json(PRESETS["llama-3-8b"]),
+                                    source=np.ones(3)), r"^source: expected text or None"),
+    (lambda: load_model({"name": "x", "layers": [{"kind": "attention", "kv_heads": 1,
+                                                  "head_dim": 8}]}, source=float("nan")),
+     r"^source: expected text or None, got nan"),
+])
+def test_mixer_and_source_are_refused_by_name(call, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        call()
+    mixer = PRESETS["llama-3-8b"].groups[0].mixer
+    assert cache.mixer_kv_bytes(mixer, 10) == 10 * 2 * 8 * 128 * 2  # K and V, 8 heads × 128, bf16

@@ -3,6 +3,7 @@ the GPU verdict's budget and searches."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from sim.cache import cache_report
@@ -192,3 +193,23 @@ def test_compare_engines_side_by_side() -> None:
     assert table["vllm"].block_tokens == 16 * _ceil((3 * 5248 + 80 * 64 * 64) * 2, 16 * 20480)
     with pytest.raises(ValueError, match=r"^sequences: expected a positive integer"):
         compare_engines("zamba2-2.7b", 4096, 0)
+
+
+ARRAY = np.ones((2, 3))  # its truth is ambiguous: `x or default` and `x == name` raised numpy's error
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: vllm_state_dtypes(family=ARRAY), r"^family: expected a model_type name or None, got"),
+    (lambda: allocate("jamba-v0.1", 10, kv_dtype=ARRAY), r"^kv_dtype: unknown value a ndarray; accepted"),
+    (lambda: allocate("jamba-v0.1", 10, conv_dtype=ARRAY), r"^conv_dtype: unknown value"),
+    (lambda: allocate("jamba-v0.1", 10, ssm_dtype=ARRAY), r"^ssm_dtype: unknown value"),
+    (lambda: allocate("jamba-v0.1", 10, 1, "sglang", ssm_dtype=ARRAY), r"^ssm_dtype: unknown"),
+    (lambda: allocate("jamba-v0.1", ARRAY), r"^tokens: expected an integer, got a ndarray"),
+    (lambda: compare_engines("jamba-v0.1", ARRAY), r"^tokens: expected an integer"),
+])
+def test_arrays_where_a_name_or_count_goes_are_refused_by_name(call, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        call()
+    # None and "" still mean the default; a numpy integer still counts as an integer
+    default = allocate("jamba-v0.1", 1000)
+    assert allocate("jamba-v0.1", np.int64(1000), kv_dtype="", ssm_dtype=None) == default

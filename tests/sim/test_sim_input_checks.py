@@ -174,3 +174,11 @@ def test_lists_longer_than_any_model_are_refused_before_reading_them() -> None:
     with pytest.raises(ValueError, match=r"^hybrid_layer_ids: 10,000 entries is too many; "
                                          r"accepted: at most 4,096"):
         from_hf_config(zamba)
+
+
+@pytest.mark.parametrize("path", [np.ones((2, 3)), float("nan"), None, 3])
+def test_key_path_refuses_a_path_that_is_not_text(path) -> None:
+    with pytest.raises(ValueError, match=r"^path: expected a field path \(text, '' at the top\)"):
+        user_input.key_path(path, "heads")
+    assert user_input.key_path("layers[0]", "heads") == "layers[0].heads"
+    assert user_input.key_path("", "heads") == "heads"
