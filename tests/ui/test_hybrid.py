@@ -16,7 +16,7 @@ from helpers import columns, same
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sim import cache, engines, weights
+from sim import cache, engines, gpus, weights
 from sim.presets import PRESET_HF_CONFIGS
 from ui.pages.hybrid import DEFAULT_CUSTOM, JAMBA_DICT, HybridPage, read_model
 from ui.urlstate import apply_query, to_query
@@ -419,3 +419,165 @@ def test_a_model_too_big_for_a_link_is_said_before_sharing(page):
     assert "Share will leave it out" in page.info.text and page.info.visible
     page.custom = DEFAULT_CUSTOM
     assert not page.info.visible
+
+
+# Engines, weights and the GPU ------------------------------------------------------------------
+
+def test_jamba_under_vllm_at_256k_against_sim_and_by_hand(page):
+    page.show(8)  # 262,144 tokens
+    served = page.run.data["served"]["a"]
+    vllm = engines.allocate("jamba-v0.1", 262144, 1, "vllm", family="jamba")
+    assert served.allocations[8] == vllm
+    # by hand: one attention token 2 · 8 heads · 128 · 2 bytes = 4,096; a Mamba state page
+    # (3 · 8,192 conv + 8,192 · 16 ssm) · 2 bytes = 311,296 → blocks of 16 · ⌈311,296 / 65,536⌉
+    # = 80 tokens, pages of 80 · 4,096 = 327,680 (the state padded by 16,384 bytes, 5.26%)
+    assert vllm.block_tokens == 80 and vllm.detail["state_page_bytes"] == 311296
+    kv = 4 * 327680 * -(-262144 // 80)  # 4 attention layers, 3,277 blocks each
+    state = 28 * 2 * 327680  # 28 Mamba layers, 2 pages each with prefix caching
+    assert (vllm.kv_bytes, vllm.state_bytes) == (kv, state) == (4295229440, 18350080)
+    text = shown(page)
+    assert "weights in bf16" in text and "96.06 GiB (51.57 billion parameters" in text
+    assert "12.11 billion active" in text
+    assert "KV cache, vLLM 0.33.0" in text and "fixed state, vLLM 0.33.0" in text
+    assert "+256 KiB (+0.0061%) against the exact 4 GiB, in whole blocks of 80 tokens" in text
+    assert "each padded by 5.26% to fill a block" in text and "2 pages per layer" in text
+    on_gpu = weights_of("jamba-v0.1", "bf16") + 2 * GiB + kv + state
+    assert f"{cache.format_bytes(on_gpu)}</b> (139% of the 73.6 GiB it may use)" in text
+    lines = page.run.data["lines"][8]
+    assert "block size B = 16 · round up (311,296 / (16 · 4,096)) = 80 tokens" in lines
+    assert "allocated = 1,310,720 · 3,291 · 1 sequence = 4,313,579,520 bytes" in lines
+    assert "vLLM requests round up (0.92 × 85,899,345,920) = 79,027,398,247 bytes" in lines
+    assert "KV cache, ideal (exact)" in text  # the ideal beside it
+
+
+def test_the_verdict_in_one_sentence(page):
+    page.show(8)
+    verdict = page.run.data["verdict"][8]
+    assert verdict.startswith("<b>On the H100 (80 GB)</b>, vLLM 0.33.0 may use 73.6 GiB:")
+    assert ("Jamba-v0.1 does not fit: its weights (96.06 GiB) and 2 GiB of overhead alone pass "
+            "73.6 GiB.") in verdict
+    # Llama-3-8B: 79,027,398,247 − 16,060,522,496 − 2 GiB = 60,819,392,103 bytes for the cache;
+    # 2 MiB per 16-token block (32 layers · 64 KiB) → 29,000 blocks = 464,000 tokens
+    budget = -(-80 * GiB * 92 // 100) - weights_of("llama-3-8b", "bf16") - 2 * GiB
+    assert budget // (32 * 16 * 4096) * 16 == 464000
+    assert ("Llama-3-8B fits: 1 sequence of 256K tokens (past the model's own maximum context) "
+            "takes 48.96 GiB; the longest context for 1 sequence is 464,000 tokens, and at 256K "
+            "tokens at most 1 sequence fits.").replace("'", "&#x27;") in verdict
+    page.weight_dtype = "fp8"  # Jamba's 51.57 billion parameters in 48.03 GiB: it fits now
+    verdict = page.run.data["verdict"][8]
+    v = gpus.gpu_verdict("jamba-v0.1", 262144, 1, "vllm", gpu="H100-80GB", family="jamba",
+                         weight_bytes=weights_of("jamba-v0.1", "fp8"), max_context=262144)
+    assert v["fits"] and f"the longest context for 1 sequence is {v['max_tokens']:,} tokens" in verdict
+    assert f"at 256K tokens at most {v['max_sequences']:,} sequences fit" in verdict
+    page.show(10)  # 1M tokens: Llama's 128 GiB of KV cache does not fit
+    verdict = page.run.data["verdict"][10]
+    assert verdict in page.verdict.div.text
+    assert ("Llama-3-8B does not fit with 1 sequence of 1M tokens (past the model&#x27;s own "
+            "maximum context) (137.5 GiB): the longest context for 1 sequence is 525,280 "
+            "tokens, and not one sequence of 1M tokens fits.") in verdict
+
+
+def test_each_engine_as_sim_engines_allocates(page):
+    page.show(5)  # 32,768 tokens
+    for engine in ("ideal", "llama.cpp", "sglang", "vllm"):
+        page.engine = engine
+        assert page.notice == ""
+        for slot, key, family in (("a", "jamba-v0.1", "jamba"), ("b", "llama-3-8b", "llama")):
+            ideal_state = {"ssm_dtype": "fp32"} if engine == "ideal" else {}
+            expected = engines.allocate(key, 32768, 1, engine, family=family, kv_dtype="bf16",
+                                        **ideal_state)
+            assert page.run.data["served"][slot].allocations[5] == expected, (engine, slot)
+    page.engine = "sglang"  # 3 state slots per sequence with the radix cache
+    assert "3 slots per sequence (radix cache)" in shown(page)
+    page.engine = "llama.cpp"
+    assert "fp32 (fixed in llama.cpp), one slot per sequence" in shown(page)
+
+
+def test_an_engine_that_does_not_run_a_model_says_so(page):
+    page.model_a = "minimax-text-01"
+    assert page.notice == ""
+    assert ("vLLM 0.33.0 does not run MiniMax-Text-01 (vllm does not run minimax (removed after "
+            "vLLM 0.23.0)).") in page.run.data["verdict"][0]
+    assert np.all(np.isnan(page.memory.source.data["a_total_bytes"]))
+    assert "not run" in shown(page)
+    page.engine = "llama.cpp"  # llama.cpp does run it
+    assert "MiniMax-Text-01 does not fit" in page.run.data["verdict"][0]
+
+
+def test_gpu_sequences_and_weights_move_the_budget(page):
+    page.param.update(gpu="custom", gpu_gib=32.0, weight_dtype="int4", engine="llama.cpp",
+                      model_b="none", sequences=2)
+    assert page.notice == ""
+    assert page.memory.gpu.data["y"] == [32 * GiB] * 2  # llama.cpp may use all of it
+    page.show(5)
+    v = gpus.gpu_verdict("jamba-v0.1", 32768, 2, "llama.cpp", memory_gib=32.0, family="jamba",
+                         weight_bytes=weights_of("jamba-v0.1", "int4"), kv_dtype="bf16",
+                         max_context=262144)
+    verdict = page.verdict.div.text
+    assert "On a GPU of 32 GiB</b>, llama.cpp (0c1e570) may use 32 GiB" in verdict
+    assert "Jamba-v0.1 fits: 2 sequences of 32K tokens take" in verdict
+    assert v["fits"] and 24 * GiB < weights_of("jamba-v0.1", "int4") < 25 * GiB
+    assert f"the longest context for 2 sequences is {v['max_tokens']:,} tokens" in verdict
+    assert v["lines"][0] in page.lines.div.text  # "GPU custom 24 GiB: …"
+
+
+def test_bad_gpu_size_or_sequences_are_refused_by_name(page):
+    page.param.update(gpu="custom", gpu_gib=40.0)
+    before = snapshot(page)
+    page.gpu_gib = 0
+    assert page.gpu_gib == 40.0 and same(before, snapshot(page))  # nothing lost
+    assert page.notice.startswith("Kept the previous settings: Custom GPU memory (GiB) = 0 "
+                                  "cannot run here (memory_gib: expected a size above 0")
+    page.notice = ""
+    assert apply_query(page, "batch=-1") == ["Ignored batch=-1: expected a whole number from 1 "
+                                             "to 256."]
+    assert page.sequences == 1 and same(before, snapshot(page))
+    notices = apply_query(page, "gib=0&weights=int4")
+    assert notices == ["Ignored Custom GPU memory (GiB) = 0.0 from the link: memory_gib: "
+                       "expected a size above 0 and at most 16,384 GiB, got 0.0"]
+    assert page.weight_dtype == "int4" and page.gpu_gib == 40.0  # the good value applied
+    page.param.update(engine="llama.cpp", kv_dtype="fp8")  # llama.cpp has no fp8 KV cache
+    assert "llama.cpp has no fp8 KV cache" in page.notice and page.kv_dtype == "bf16"
+
+
+def test_a_config_json_as_model_b_counts_its_weights(page):
+    text = json.dumps(PRESET_HF_CONFIGS["qwen3-next-80b-a3b"])
+    page.importer.slot.value = "b"
+    assert page.importer.read(text) and page.notice == ""
+    assert page.model_b == "custom" and page.model_a == "jamba-v0.1"
+    assert "now model B (custom)" in page.importer.report.object
+    served = page.run.data["served"]["b"]
+    assert served.weights == weights_of("qwen3-next-80b-a3b", "bf16")
+    assert "79.67 billion parameters" in shown(page)
+    expected = engines.allocate(page.custom, 1024, 1, "vllm", family="qwen3_next")
+    assert served.allocations[0] == expected and expected.block_tokens == 576
+    page.apply_text(json.dumps({"name": "hand", "layers": [{"kind": "attention", "kv_heads": 1,
+                                                            "head_dim": 64}]}))
+    assert page.custom_config == {}  # edited by hand: no weights to count
+    assert "a model written by hand has no config.json to count from" in shown(page)
+
+
+def test_engine_settings_travel_in_the_link(page, build):
+    page.importer.read(json.dumps(PRESET_HF_CONFIGS["falcon-h1-7b"]))
+    page.param.update(engine="sglang", weight_dtype="fp8", gpu="custom", gpu_gib=48.5,
+                      sequences=3)
+    query = to_query(page)
+    for key in ("engine=sglang", "weights=fp8", "gpu=custom", "gib=48.5", "batch=3", "hf="):
+        assert key in query
+    fresh = build(HybridPage)
+    assert apply_query(fresh, query) == []
+    assert fresh.settings_now() == page.settings_now()
+    assert same(snapshot(fresh), snapshot(page))
+    assert fresh.run.data["served"]["a"].weights == weights_of("falcon-h1-7b", "fp8")
+    bad = base64.urlsafe_b64encode(b'{"model_type": "gpt2"}').decode()
+    assert "Ignored hf from the link: model_type: unknown architecture" in apply_query(fresh, f"hf={bad}")[0]
+
+
+def test_the_csv_has_the_engine_and_the_weights(page):
+    rows = list(csv.DictReader(io.StringIO(page.csv())))
+    engine = [r for r in rows if r["section"] == "engine" and r["slot"] == "A"]
+    assert len(engine) == len(CONTEXTS) and engine[8]["context_tokens"] == "262144"
+    assert int(engine[8]["total_bytes"]) == 4295229440 + 18350080
+    assert engine[8]["label"] == "allocated by vLLM 0.33.0"
+    weights_row = next(r for r in rows if r["section"] == "weights" and r["slot"] == "A")
+    assert int(weights_row["total_bytes"]) == weights_of("jamba-v0.1", "bf16")

@@ -118,6 +118,7 @@ class HybridPage(CustomModelBoxes, Page):
         self._typed = False  # the custom model came from the JSON box (keep the user's text)
         super().__init__(**params)
         self.param.watch(self._show_custom, "custom")
+        self.param.watch(self._show_gib, "gpu")
 
     # Settings → a run ----------------------------------------------------------------------
     def load(self, choice: str) -> cache.Model | None:
@@ -158,12 +159,13 @@ class HybridPage(CustomModelBoxes, Page):
             data["stop_cross"] = next((t for t in ts if 0 < reports["a"][t]["state_bytes"]
                                        < reports["a"][t]["kv_cache_bytes"]), -1)
         names = engine_row_names(self.engine, self.weight_dtype)
-        gpu = (f"the {self.gpu}" if settings["gpu"] else f"a GPU of {self.gpu_gib:g} GiB")
+        gpu = f"the {gpu_label(self.gpu)}" if settings["gpu"] else f"a GPU of {self.gpu_gib:g} GiB"
         data["caption"] = [caption_html(t, reports) for t in ts]
         data["readout"] = [readout_html(CONTEXTS[t], models, {s: r and r[t] for s, r in
                                                                 reports.items()},
                                         (engine_rows(t, served, reports), names)) for t in ts]
-        data["verdict"] = [verdict_html(t, served, self.sequences, gpu) for t in ts]
+        data["verdict"] = [verdict_html(t, served, self.sequences, gpu, data["usable_bytes"])
+                           for t in ts]
         data["lines"] = [lines_html(t, served) for t in ts]
         data["sources"] = [sources_html(models)] * len(CONTEXTS)
         return Run(t_max=len(CONTEXTS) - 1, data=data, table=table, info=self.link_note())
@@ -179,6 +181,11 @@ class HybridPage(CustomModelBoxes, Page):
                 return self.custom_config, ""
             return None, "not counted: the custom model was edited after its config.json was read"
         return None, "not counted: a model written by hand has no config.json to count from"
+
+    def _show_gib(self, event) -> None:  # the size box shows with "custom size" only
+        for w in self.widgets:
+            if getattr(w, "name", None) == self.label("gpu_gib"):
+                w.visible = event.new == CUSTOM
 
     def play_exercise(self, exercise) -> tuple[int, ...]:
         """'Show it on the plots': the exercise's model as model A, in the exercise's units."""
@@ -215,7 +222,8 @@ class HybridPage(CustomModelBoxes, Page):
             self.widget("model_b", pn.widgets.Select, width=230),
             self.widget("engine", pn.widgets.Select, width=230),
             self.widget("gpu", pn.widgets.Select, width=230),
-            self.widget("gpu_gib", pn.widgets.FloatInput, width=230, step=1),
+            self.widget("gpu_gib", pn.widgets.FloatInput, width=230, step=1,
+                        visible=self.gpu == CUSTOM),
             pn.Column(label("Weight dtype"), self.widget("weight_dtype",
                                                          pn.widgets.RadioButtonGroup,
                                                          **radio | {"width": 270})),

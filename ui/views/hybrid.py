@@ -51,7 +51,7 @@ KIND_COLOURS = {"full": Colorblind8[5], "window": Colorblind8[1], "mla": Colorbl
                 "recurrent": Colorblind8[3], "mlp": "#b0b7bf"}
 SLOT_COLOURS = {"a": Colorblind8[0], "b": Colorblind8[4]}
 # The memory plot's lines per model: (column, legend, dash, width, alpha).
-SERIES = (("gpu_bytes", "on the GPU", "solid", 5, 0.4),
+SERIES = (("gpu_bytes", "on the GPU", "solid", 5, 0.5),
           ("total_bytes", "allocated", "solid", 2.5, 1.0),
           ("kv_cache_bytes", "KV", "dashed", 2.5, 1.0), ("state_bytes", "state", "dotted", 2.5, 1.0),
           ("ideal_bytes", "ideal total", "dashdot", 1.5, 0.8))
@@ -253,13 +253,18 @@ class MemoryPlot(View):
         self.renderers: dict[str, list] = {"a": [], "b": []}
         gpu = self.fig.line("x", "y", source=self.gpu, line_width=2, color=GPU_COLOUR,
                             line_dash=[8, 3])
-        items = [LegendItem(label="GPU memory it may use", renderers=[gpu])]
         for slot in "ab":
-            for key, name, dash, width, alpha in SERIES:
+            for key, _name, dash, width, alpha in SERIES:
                 r = self.fig.line("x", f"{slot}_{key}", source=self.source, line_width=width,
                                   color=SLOT_COLOURS[slot], line_dash=dash, line_alpha=alpha)
                 self.renderers[slot].append(r)
-                items.append(LegendItem(label=f"{slot.upper()} {name}", renderers=[r]))
+        # one entry per model for what sits on the GPU, one per kind of line for both models
+        # (A dark, B light, as in the readout): 7 rows fit the presenter view beside the plot
+        items = [LegendItem(label="GPU memory it may use", renderers=[gpu]),
+                 *(LegendItem(label=f"{s.upper()} on the GPU", renderers=[self.renderers[s][0]])
+                   for s in "ab"),
+                 *(LegendItem(label=name, renderers=[self.renderers[s][i] for s in "ab"])
+                   for i, (_, name, *_) in enumerate(SERIES) if i)]
         self.fig.scatter("x", "y", source=self.now, size=8, color="colour", line_color="white",
                          level="overlay")
         # at the right, one entry a row: below, in rows of three, BokehJS left the second row
@@ -470,6 +475,9 @@ READOUT_CSS = """
 .hybrid-readout tr + tr { border-top: 1px solid rgba(128, 128, 128, 0.25); }
 .hybrid-readout th:first-child { font-weight: normal; max-width: 14em; }
 .hybrid-units { font-size: 0.85em; opacity: 0.8; margin: 0.3em 0 0; }
+.hybrid-verdict { display: block; margin-top: 0.15em; }
+.hybrid-lines ul { margin: 0.2em 0 0.6em; padding-left: 1.4em; }
+.hybrid-lines p { margin: 0.4em 0 0; }
 """
 
 
@@ -672,57 +680,60 @@ def engine_rows(t: int, served: dict, reports: dict) -> dict[str, list[str]]:
                                     f"{state_note(a, state_layers)}"
                                     if a.state_bytes else "no fixed state")
         total = sv.weights + OVERHEAD_BYTES + a.total_bytes
-        rows["on_gpu"].append(f"<b>{fmt_bytes(total)}</b> of the {fmt_bytes(sv.usable)} it may "
-                              f"use ({percent(total, sv.usable)})")
+        rows["on_gpu"].append(f"<b>{fmt_bytes(total)}</b> ({percent(total, sv.usable)} of the "
+                              f"{fmt_bytes(sv.usable)} it may use): weights, "
+                              f"{fmt_bytes(OVERHEAD_BYTES)} of overhead, KV cache and state")
     return rows
 
 
 def engine_row_names(engine: str, weight_dtype: str) -> dict[str, str]:
     name = ENGINE_NAMES[engine]
-    return {"weights": f"weights in {weight_dtype}", "kv_engine": f"KV cache as {name} allocates it",
-            "state_engine": f"fixed state as {name} allocates it",
-            "on_gpu": f"on the GPU: weights, {fmt_bytes(OVERHEAD_BYTES)} overhead, KV cache "
-                      "and state"}
+    return {"weights": f"weights in {weight_dtype}", "kv_engine": f"KV cache, {name}",
+            "state_engine": f"fixed state, {name}", "on_gpu": "on the GPU in all"}
 
 
-def verdict_text(sv: Served, t: int, sequences: int, gpu_name: str) -> str:
-    """One sentence: does it fit; else the longest context for these sequences, and the most
+def verdict_text(sv: Served, t: int, sequences: int) -> str:
+    """One sentence: does it fit; the longest context for these sequences, and the most
     sequences at this context. Plain text (names escaped by the caller)."""
-    name, engine, tokens = sv.name, ENGINE_NAMES[sv.engine], CONTEXTS[t]
+    name, tokens = sv.name, context_label(CONTEXTS[t])
     if sv.refusal:
-        return f"{engine} does not run {name}: {sv.refusal}."
+        return f"{ENGINE_NAMES[sv.engine]} does not run {name} ({sv.refusal})."
     v = sv.verdicts[t]
     seqs = f"{sequences:,} sequence{'s' if sequences != 1 else ''}"
-    on_gpu = sv.weights + OVERHEAD_BYTES + v["allocated_bytes"]
-    where = f"on {gpu_name} under {engine}"
+    on_gpu = fmt_bytes(sv.weights + OVERHEAD_BYTES + v["allocated_bytes"])
     if v["max_tokens"] is None:
         if v["budget_bytes"] < 0:
-            return (f"{name} does not fit {where}: its weights ({fmt_bytes(sv.weights)}) and "
-                    f"{fmt_bytes(OVERHEAD_BYTES)} of overhead alone pass the "
-                    f"{fmt_bytes(sv.usable)} the engine may use.")
-        return (f"{name} does not fit {where}: the fixed state of {seqs} alone passes what the "
-                "weights leave.")
+            return (f"{name} does not fit: its weights ({fmt_bytes(sv.weights)}) and "
+                    f"{fmt_bytes(OVERHEAD_BYTES)} of overhead alone pass "
+                    f"{fmt_bytes(sv.usable)}.")
+        return f"{name} does not fit: the fixed state of {seqs} alone passes what the weights leave."
     longest = ("any context (its memory stops growing)" if v["max_tokens"] >= sim_cache.MAX_TOKENS
                else f"{count(v['max_tokens'])} tokens")
     most = v["max_sequences"]
-    most_text = (f"at {context_label(tokens)} tokens at most {most:,} sequence"
-                 f"{'s fit' if most != 1 else ' fits'}" if most else
-                 f"not one sequence of {context_label(tokens)} tokens fits")
-    beyond = " (beyond the model's own maximum context)" if v["beyond_max_context"] else ""
+    most_text = (f"at {tokens} tokens at most {most:,} sequence{'s fit' if most != 1 else ' fits'}"
+                 if most else f"not one sequence of {tokens} tokens fits")
+    beyond = " (past the model's own maximum context)" if v["beyond_max_context"] else ""
     if v["fits"]:
-        return (f"{name} fits {where}: {seqs} of {context_label(tokens)} tokens{beyond} "
-                f"take{'s' if sequences == 1 else ''} "
-                f"{fmt_bytes(on_gpu)} of {fmt_bytes(sv.usable)}; the longest context for {seqs} "
-                f"is {longest}, and {most_text}.")
-    return (f"{name} does not fit {where} with {seqs} of {context_label(tokens)} tokens "
-            f"({fmt_bytes(on_gpu)} of {fmt_bytes(sv.usable)}): the longest context for {seqs} "
-            f"is {longest}, and {most_text}.")
+        return (f"{name} fits: {seqs} of {tokens} tokens{beyond} take"
+                f"{'s' if sequences == 1 else ''} {on_gpu}; the longest context for {seqs} is "
+                f"{longest}, and {most_text}.")
+    return (f"{name} does not fit with {seqs} of {tokens} tokens{beyond} ({on_gpu}): the "
+            f"longest context for {seqs} is {longest}, and {most_text}.")
 
 
-def verdict_html(t: int, served: dict, sequences: int, gpu_name: str) -> str:
-    return "".join(f'<p class="hybrid-verdict"><span style="color:{SLOT_COLOURS[slot]}">■</span> '
-                   f"<b>{slot.upper()}</b>: {text(verdict_text(sv, t, sequences, gpu_name), 600)}"
-                   "</p>" for slot, sv in served.items() if sv is not None)
+def verdict_html(t: int, served: dict, sequences: int, gpu_name: str, usable: int) -> str:
+    """The GPU and what the engine may use of it, then one sentence per model."""
+    engine = next((ENGINE_NAMES[sv.engine] for sv in served.values() if sv is not None), "")
+    lead = f"<b>On {text(gpu_name, 80)}</b>, {engine} may use {fmt_bytes(usable)}:"
+    return lead + "".join(
+        f' <span class="hybrid-verdict"><span style="color:{SLOT_COLOURS[slot]}">■</span> '
+        f"<b>{slot.upper()}</b> {text(verdict_text(sv, t, sequences), 600)}</span>"
+        for slot, sv in served.items() if sv is not None)
+
+
+def in_words(line: str) -> str:
+    """sim's ⌈x⌉ as "round up (x)": the UI font is cut to the pages' characters, without these."""
+    return line.replace("⌈", "round up (").replace("⌉", ")")
 
 
 def lines_html(t: int, served: dict) -> str:
@@ -737,5 +748,6 @@ def lines_html(t: int, served: dict) -> str:
         lines.insert(0, f"weights: {sv.weights_text}" if sv.weights else
                      f"weights: {sv.weights_text}; counted as 0 bytes")
         parts.append(f"<p><b>{slot.upper()}: {text(sv.name, 60)}</b></p><ul>"
-                     + "".join(f"<li>{text(line, 600)}</li>" for line in lines) + "</ul>")
+                     + "".join(f"<li>{text(in_words(line), 600)}</li>" for line in lines)
+                     + "</ul>")
     return '<div class="hybrid-lines">' + "".join(parts) + "</div>"
