@@ -125,7 +125,8 @@ def test_caption_says_what_changed_in_words_and_numbers(page):
 
 
 @pytest.mark.parametrize("name", [n for n in GatesPage.settings() if n not in GatesPage.no_recompute])
-def test_every_setting_changes_the_picture(page, name):
+def test_every_setting_changes_the_picture(build, name):
+    page = build(GatesPage, **GatesPage.only_with.get(name, {}))  # a rule's own setting: with it
     page.stream = "random"  # the stream where normalising the keys matters too
     page.show(10)
     before = everything(page)
@@ -298,3 +299,221 @@ def test_readouts_show_sims_numbers_for_every_t(page):
     assert ("<b>Kimi Delta Attention</b> (the first delta rule compared), token t = 24: decay "
             "α = (") in page.delta_info.div.text
     assert "<style>" not in page.gate_table.div.text  # the table's CSS is a stylesheet
+
+
+# The rules beyond sim.RULES (issue 21) ---------------------------------------------------------
+
+NEW_RULES = ["rwkv7", "rwkv6", "deltaproduct", "log_linear"]
+
+
+def by_hand(page: GatesPage):
+    """The page's stream and every new rule's inputs, built here from sim and the settings."""
+    T, d, seed = page.tokens, page.d, page.seed
+    s = (scenarios.overwrite(T, d, d, seed=seed, every=3) if page.stream == "overwrite" else
+         scenarios.gaussian(T, d, d, seed=seed))
+    k = sim.l2_normalize(s.k) if page.normalize_keys else s.k
+    drawn = scenarios.draw_gates(T, d, page.decay, page.write_strength, seed)
+    if page.data_dependent_gates:
+        w = scenarios.draw_gates(T, d, page.rwkv_decay, page.write_strength, seed)["alpha_channel"]
+        rng = np.random.default_rng([seed, 21])
+        rate = np.clip(page.learning_rate + 0.1 * rng.standard_normal((T, d)), 0, 1)
+        alpha, beta = drawn["alpha"], drawn["beta"]
+    else:
+        w, rate = np.full((T, d), page.rwkv_decay), np.full((T, d), page.learning_rate)
+        alpha, beta = np.full(T, page.decay), np.full(T, page.write_strength)
+    n_h = page.householder_steps
+    K, V = np.zeros((T, n_h, d)), np.zeros((T, n_h, d))
+    for t in range(T):
+        for j in range(n_h):
+            if t - (n_h - 1 - j) >= 0:
+                K[t, j], V[t, j] = k[t - (n_h - 1 - j)], s.v[t - (n_h - 1 - j)]
+    L = int(np.ceil(np.log2(T))) + 1
+    runs = {
+        "rwkv7": (rate * k, s.v, {"alpha": w, "beta": rate, "removal_key": sim.l2_normalize(k)}),
+        "rwkv6": (k, s.v, {"alpha": w, "bonus": np.full(d, page.bonus)}),
+        "deltaproduct": (K, V, {"alpha": alpha, "beta": np.repeat(beta[:, None], n_h, axis=1)}),
+        "log_linear": (k, s.v, {"alpha": alpha, "level_weights": np.tile(
+            page.level_ratio ** np.arange(L), (T, 1))}),
+    }
+    return s, k, runs
+
+
+@pytest.mark.parametrize("dependent", [False, True])
+def test_new_rules_are_sims_runs(build, dependent):
+    page = build(GatesPage, rules=NEW_RULES, data_dependent_gates=dependent, d=5, tokens=30,
+                 rwkv_decay=0.8, learning_rate=0.7, bonus=-0.5, householder_steps=3,
+                 level_ratio=0.6)
+    s, k, runs = by_hand(page)
+    for i, rule in enumerate(page.rules):
+        K, V, gates = runs[rule]
+        trace = sim.run(rule, s.q, K, V, **gates)
+        np.testing.assert_array_equal(page.run.data[f"S{i}"][1:], trace.states)
+        np.testing.assert_array_equal(page.run.data[f"new{i}"],
+                                      sim.recall.relative_error(trace.outputs, s.targets))
+    page.show(7)
+    assert "RWKV-6: ‖S‖ = " in page.token_info.div.text
+    assert "(its output read S before this write)" in page.token_info.div.text
+    assert "RWKV-6 reads before it writes" in page.recall.div.text
+    assert "its output read S before this token's write" in page.gate_table.div.text
+    assert "DeltaProduct, step 3" in page.frame_table.div.text
+
+
+def test_reductions_seen_on_the_page(build):
+    """RWKV-6 with w = 1, u = 1 is linear attention; log-linear with every λ = 1 is Mamba-2;
+    DeltaProduct with one step is Gated DeltaNet; RWKV-7 with w = 1 and a = 1 (unit keys) is
+    DeltaNet with β = 1."""
+    for rules, settings in ((["linear", "rwkv6"], {"rwkv_decay": 1.0, "bonus": 1.0}),
+                            (["mamba2", "log_linear"], {"level_ratio": 1.0}),
+                            (["gated_deltanet", "deltaproduct"], {"householder_steps": 1}),
+                            (["deltanet", "rwkv7"], {"rwkv_decay": 1.0, "learning_rate": 1.0})):
+        page = build(GatesPage, rules=rules, stream="random", **settings)
+        np.testing.assert_allclose(page.run.data["S1"], page.run.data["S0"], atol=1e-12)
+        np.testing.assert_allclose(page.run.data["new1"], page.run.data["new0"], atol=1e-12)
+
+
+def test_mamba1_is_sims_selective_scan(build):
+    page = build(GatesPage, rules=["gla", "mamba1"], decay=0.8)
+    s = scenarios.overwrite(24, 4, 4, seed=0, every=3)
+    k = sim.l2_normalize(s.k)
+    delta = np.full((24, 4), -np.log(0.8))  # Δ = −log α in every channel
+    A = -np.tile(np.arange(1.0, 5.0), (4, 1))  # (d_inner, N): A[d, n] = −(n + 1)
+    y, h = sim.selective_scan(s.v / delta, delta, A, k, s.q)
+    np.testing.assert_allclose(page.run.data["S1"][1:], np.swapaxes(h, 1, 2), atol=1e-14)
+    np.testing.assert_allclose(page.run.data["new1"], sim.recall.relative_error(y, s.targets),
+                               atol=1e-12)
+    page.show(3)
+    assert "decay exp(Δ A) = (0.8, 0.64, 0.512, 0.4096) per key channel" in \
+        page.gate_table.div.text
+    page.data_dependent_gates = True  # a Δ per value channel: outside the one frame
+    page.show(3)
+    assert "Mamba-1</td><td colspan='5'>outside the frame" in page.frame_table.div.text
+
+
+@pytest.mark.parametrize("dependent", [False, True])
+def test_rwkv7_update_taken_apart(build, dependent):
+    page = build(GatesPage, rules=["rwkv7", "kda"], data_dependent_gates=dependent,
+                 learning_rate=0.8, rwkv_decay=0.85, stream="random")
+    assert page.run.data["inspected"] == "rwkv7"  # the first delta rule shown
+    s, k, runs = by_hand(page)
+    w, rate = runs["rwkv7"][2]["alpha"], runs["rwkv7"][2]["beta"]
+    kappa = k / np.linalg.norm(k, axis=1, keepdims=True)
+    S = page.run.data["S0"]  # (T + 1, d, d), S[0] = 0
+    for t in (1, 2, 9, 24):
+        read = kappa[t - 1] @ S[t - 1]  # the old state, before the decay
+        np.testing.assert_allclose(page.run.data["vectors"][t],
+                                   [s.v[t - 1], read, s.v[t - 1] - read], atol=1e-15)
+        erased = np.outer(rate[t - 1] * kappa[t - 1], read)
+        written = np.outer(rate[t - 1] * k[t - 1], s.v[t - 1])
+        np.testing.assert_allclose(page.run.data["erased"][t], erased, atol=1e-15)
+        np.testing.assert_allclose(page.run.data["written"][t], written, atol=1e-15)
+        np.testing.assert_allclose(S[t], w[t - 1][:, None] * S[t - 1] - erased + written,
+                                   atol=1e-14)
+    page.show(9)
+    assert page.erased.fig.title.text == "Erased: (a ⊙ κ̂)(κ̂ᵀS)ᵀ"
+    assert page.vectors.fig.yaxis[0].major_label_overrides == {0: "v", 1: "κ̂ᵀS", 2: "v − κ̂ᵀS"}
+    share = float(np.sum(rate[8] * kappa[8] ** 2))
+    assert f"RWKV-7 erased {num(share)} of what κ̂₉ read in the old state" in page.caption.div.text
+    assert "in-context learning rate a = " in page.delta_info.div.text
+    page.inspect = "deltanet"  # back to the delta rule's own names
+    assert page.erased.fig.title.text == "Erased: β k (Sᵀk)ᵀ"
+    assert page.vectors.fig.yaxis[0].major_label_overrides == {0: "v", 1: "Sᵀk", 2: "v − Sᵀk"}
+
+
+def test_deltaproduct_update_taken_apart(build):
+    page = build(GatesPage, rules=["deltaproduct", "deltanet"], householder_steps=3,
+                 data_dependent_gates=True, stream="random")
+    s, k, runs = by_hand(page)
+    K, V = np.zeros((24, 3, 4)), np.zeros((24, 3, 4))
+    for t in range(24):
+        for j, lag in enumerate((2, 1, 0)):
+            if t >= lag:
+                K[t, j], V[t, j] = k[t - lag], s.v[t - lag]
+    gates = runs["deltaproduct"][2]
+    state = sim.init_state("deltaproduct", 4, 4)
+    S = page.run.data["S0"]
+    for t in range(1, 25):
+        step = sim.step("deltaproduct", state, s.q[t - 1], K[t - 1], V[t - 1],
+                        alpha=gates["alpha"][t - 1], beta=gates["beta"][t - 1])
+        state = step.state
+        np.testing.assert_array_equal(S[t], step.state.S)
+        read = step.read_back[-1]  # the last sub-step: the token's own pair
+        np.testing.assert_array_equal(page.run.data["vectors"][t], [s.v[t - 1], read,
+                                                                    s.v[t - 1] - read])
+        b = gates["beta"][t - 1]
+        erased = sum(b[j] * np.outer(K[t - 1, j], step.read_back[j]) for j in range(3))
+        written = sum(b[j] * np.outer(K[t - 1, j], V[t - 1, j]) for j in range(3))
+        np.testing.assert_allclose(page.run.data["erased"][t], erased, atol=1e-15)
+        np.testing.assert_allclose(page.run.data["written"][t], written, atol=1e-15)
+        np.testing.assert_allclose(S[t], gates["alpha"][t - 1] * S[t - 1] - erased + written,
+                                   atol=1e-14)
+    assert "in the last of its 3 steps, DeltaProduct" in page.run.data["caption"][5]
+    assert page.written.fig.title.text == "Written: Σⱼ βⱼ kⱼ vⱼᵀ"
+
+
+def test_the_one_frame_for_every_token(build):
+    """The frame table shows sim.frame_parts of every compared rule at t, and the frame applied
+    to S_{t−1} gives the page's S_t."""
+    from ui.views.gates import FRAME_SYMBOLS, along, short  # noqa: PLC0415
+
+    page = build(GatesPage, rules=["rwkv7", "kda", "gated_deltanet", "deltaproduct"],
+                 data_dependent_gates=True, stream="random", learning_rate=0.6)
+    s, k, runs = by_hand(page)
+    drawn = scenarios.draw_gates(24, 4, 0.9, 1.0, 0)
+    texts = page.run.data["frame_text"]
+    assert len(set(texts)) == 25  # a frame per t
+    for t in (1, 6, 24):
+        i = t - 1
+        K7, V7, g7 = runs["rwkv7"]
+        parts = {
+            "rwkv7": sim.frame_parts("rwkv7", K7[i], V7[i], alpha=g7["alpha"][i],
+                                     beta=g7["beta"][i], removal_key=g7["removal_key"][i]),
+            "kda": sim.frame_parts("kda", k[i], s.v[i], alpha=drawn["alpha_channel"][i],
+                                   beta=drawn["beta"][i]),
+            "gated_deltanet": sim.frame_parts("gated_deltanet", k[i], s.v[i],
+                                              alpha=drawn["alpha"][i], beta=drawn["beta"][i]),
+            "deltaproduct": sim.frame_parts("deltaproduct", runs["deltaproduct"][0][i],
+                                            runs["deltaproduct"][1][i],
+                                            alpha=drawn["alpha"][i],
+                                            beta=runs["deltaproduct"][2]["beta"][i]),
+        }
+        page.show(t)
+        shown = page.frame_table.div.text
+        for n, rule in enumerate(page.rules):
+            S = page.run.data[f"S{n}"]
+            np.testing.assert_allclose(sim.apply_frame(parts[rule], S[t - 1]), S[t], atol=1e-14)
+            tiny = TINY * max(float(np.abs(S[t]).max()), 1.0)
+            decay, b, a, key = FRAME_SYMBOLS[rule]
+            f = parts[rule][0]
+            assert f"<td>{decay} = {short(f.decay, tiny)}</td>" in shown, rule
+            assert f"<td>{along(b, f.b, k[i], tiny)}</td><td>{along(a, f.a, k[i], tiny)}</td>" \
+                   f"<td>{along(key, f.key, k[i], tiny)}</td>" in shown, rule
+        assert f"token t = {t}" in shown
+    # RWKV-7's per-channel decay and rate read as vectors; KDA's read key −α ⊙ k too
+    assert "<td>w = (" in texts[6] and "rate ⊙ κ̂ = (" in texts[6] and "−α ⊙ k = (" in texts[6]
+    page.param.update(rules=DEFAULT_RULES, data_dependent_gates=False)
+    page.show(2)
+    assert ("<td>Gated DeltaNet</td><td>α = 0.90</td><td>α β k = 0.90 k</td><td>−k</td>"
+            "<td>β k = k</td>") in page.frame_table.div.text
+
+
+def test_new_settings_links_and_defaults(build):
+    page = build(GatesPage)
+    assert page.rules == DEFAULT_RULES  # the page built ahead of time is as before
+    assert (page.rwkv_decay, page.learning_rate, page.bonus, page.householder_steps,
+            page.level_ratio) == (0.9, 1.0, 1.0, 2, 0.5)
+    own = {w.name: w for w in page.widgets}
+    labels = ["RWKV decay w", "In-context learning rate a (RWKV-7)", "Bonus u (RWKV-6)",
+              "Householder steps per token n_h (DeltaProduct)",
+              "Level weights λ = r^ℓ (log-linear)"]
+    assert all(not own[label].visible for label in labels)  # no new rule compared: hidden
+    assert page.csv().splitlines()[0] == ("t,rule,state_norm,recall_error_newest,"
+                                          "recall_error_old,gamma,alpha,beta")
+    notices = apply_query(page, "rules=rwkv7,deltaproduct&w=0.8&a=0.5&nh=3&r=1.5&u=-0.5"
+                                "&gamma=0.8&beta=0.5")
+    assert notices == []
+    assert (page.rules, page.rwkv_decay, page.learning_rate, page.householder_steps,
+            page.level_ratio, page.bonus, page.retnet_decay, page.write_strength) == (
+        ["rwkv7", "deltaproduct"], 0.8, 0.5, 3, 1.5, -0.5, 0.8, 0.5)
+    assert [own[label].visible for label in labels] == [True, True, False, True, False]
+    assert "w=0.8" in to_query(page) and "nh=3" in to_query(page)
+    assert apply_query(page, "nh=9") == ["Ignored nh=9: expected a whole number from 1 to 4."]

@@ -1,12 +1,13 @@
-"""Page 3, "Gates that decide what to keep": one token stream through 2 to 4 update rules.
-
-``compute()`` runs every chosen rule over the whole stream with ``sim.run`` (states S_t, the
-read-out of an old and of the newest value) and takes one delta rule's update apart from its
-trace (read-back Sᵀk, error v − Sᵀk, erased β k (Sᵀk)ᵀ and written β k vᵀ at every token); the
-views (ui/views/gates.py) show token t of it. Nothing here updates a state.
+"""Page 3, "Gates that decide what to keep": one token stream through 2 to 4 update rules
+(sim.RULES' seven and RWKV-7, RWKV-6, DeltaProduct, log-linear attention, Mamba-1). ``compute()``
+runs each with ``sim.run``, takes one erasing rule's update apart (read-back, error, erased and
+written parts) and writes every rule in the one frame of ``sim.frame_parts``; the views
+(ui/views/gates.py, with the rules' inputs) show token t of it. Nothing here updates a state.
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 import panel as pn
@@ -19,10 +20,15 @@ from ui.page import Page, Run
 from ui.views import Readout
 from ui.views import gates as gv
 
-# The rules this page compares (softmax keeps a cache, not a state: it has no heatmap here).
+# The rules this page compares (softmax keeps a cache, not a state: it has no heatmap here);
+# then sim.MORE_RULES, which take other shapes (n_h keys a token, a gate per cell, levels).
 GATED_RULES = ("linear", "retnet", "mamba2", "gla", "deltanet", "gated_deltanet", "kda")
-DELTA_RULES = ("deltanet", "gated_deltanet", "kda")
-LABELS = {name: sim.RULE_INFO[name].label for name in GATED_RULES}
+MORE_RULES = ("rwkv7", "rwkv6", "deltaproduct", "log_linear", "mamba1")
+ALL_RULES = GATED_RULES + MORE_RULES
+DELTA_RULES = ("deltanet", "gated_deltanet", "kda", "rwkv7", "deltaproduct")  # they erase
+LABELS = {**{name: sim.RULE_INFO[name].label for name in GATED_RULES},
+          **{name: sim.MORE_RULE_INFO[name].label for name in MORE_RULES},
+          "log_linear": "Log-linear attention", "mamba1": "Mamba-1"}  # short: a heatmap's title
 MIN_RULES, MAX_RULES = 2, 4
 REWRITE_EVERY = 3  # the overwrite stream rewrites its key every 3 tokens (sim's default)
 VOCABULARY_SIZE = 4
@@ -33,12 +39,16 @@ class GatesPage(Page):
     title = "Gates that decide what to keep"
     slug = "gates"
     link_keys = {"stream": "scenario", "retnet_decay": "gamma", "decay": "alpha",
-                 "write_strength": "beta", "exercise": "ex"}  # the names older links use
+                 "write_strength": "beta", "exercise": "ex",  # the names older links use
+                 "rwkv_decay": "w", "learning_rate": "a", "bonus": "u",
+                 "householder_steps": "nh", "level_ratio": "r"}
     stops = (("start", "stop_start"), ("a key written again", "stop_rewrite"),
              ("t = d: as many keys as channels", "stop_d"))
+    # a rule's own setting changes the picture only where the rule is compared
+    only_with = {name: {"rules": ["linear", *rules]} for name, rules in gv.OWN_SETTINGS.items()}
 
     rules = param.ListSelector(default=["linear", "retnet", "deltanet", "gated_deltanet"],
-                               objects={LABELS[n]: n for n in GATED_RULES},
+                               objects={LABELS[n]: n for n in ALL_RULES},
                                label="Rules to compare (2 to 4)",
                                doc="The rules that read the same token stream, side by side")
     stream = param.Selector(default="overwrite", label="Token stream", objects={
@@ -54,6 +64,18 @@ class GatesPage(Page):
     normalize_keys = param.Boolean(True, label="Normalise keys (L2)")
     data_dependent_gates = param.Boolean(False, label="Data-dependent gates (per token)",
                                          doc="α and β drawn per token around the chosen values")
+    # the new rules' own settings (shown while a rule that reads them is compared)
+    rwkv_decay = param.Number(0.9, bounds=(0.55, 1.0), step=0.01, label="RWKV decay w",
+                              doc="RWKV-7's and RWKV-6's decay per channel (theirs: 0.545 to 1)")
+    learning_rate = param.Number(1.0, bounds=(0.0, 1.0), step=0.05,
+                                 label="In-context learning rate a (RWKV-7)",
+                                 doc="The share of what κ̂ reads that RWKV-7 erases; it writes a ⊙ k")
+    bonus = param.Number(1.0, bounds=(-1.0, 2.0), step=0.05, label="Bonus u (RWKV-6)",
+                         doc="RWKV-6's weight of the token, which its state does not hold yet")
+    householder_steps = param.Integer(2, bounds=(1, 4), doc="The n_h − 1 pairs before, then its own",
+                                      label="Householder steps per token n_h (DeltaProduct)")
+    level_ratio = param.Number(0.5, bounds=(0.0, 2.0), step=0.05, doc="r = 1 is Mamba-2",
+                               label="Level weights λ = r^ℓ (log-linear)")
     inspect = param.Selector(default="auto", label="Take apart the update of", objects={
         "first delta rule shown": "auto", **{LABELS[n]: n for n in DELTA_RULES}})
     seed = param.Integer(0, bounds=(0, 2**31 - 1), label="Seed")
@@ -70,19 +92,7 @@ class GatesPage(Page):
 
     def gates(self, T: int) -> dict[str, np.ndarray]:
         """Per-token gates: constant unless data-dependent (RetNet's γ is fixed by design)."""
-        a, b = self.decay, self.write_strength
-        if self.data_dependent_gates:
-            return scenarios.draw_gates(T, self.d, a, b, self.seed)
-        return {"alpha": np.full(T, a), "alpha_channel": np.full((T, self.d), a),
-                "beta": np.full(T, b)}
-
-    def rule_gates(self, rule: str, gates: dict[str, np.ndarray]) -> dict:
-        """The keyword arguments sim.run takes for ``rule``, every gate given per token."""
-        if rule == "retnet":
-            return {"gamma": self.retnet_decay}
-        shape = sim.RULE_INFO[rule].alpha_shape
-        kwargs = {"alpha": gates["alpha" if shape == "scalar" else "alpha_channel"]} if shape else {}
-        return kwargs | ({"beta": gates["beta"]} if rule in DELTA_RULES else {})
+        return gv.draw_page_gates(self, T)
 
     def check_rules(self) -> list[str]:
         rules = list(self.rules)
@@ -98,51 +108,38 @@ class GatesPage(Page):
         stream = self.token_stream()
         T, d = stream.T, self.d
         k = sim.l2_normalize(stream.k) if self.normalize_keys else stream.k  # (T, d)
-        v = stream.v  # (T, d)
-        gates = self.gates(T)
+        v, gates = stream.v, self.gates(T)  # v (T, d)
         # Two read-outs per rule: the old value (the first pair, queried with its key k_1) and
         # the newest (overwrite: the rewritten key's latest value; else the pair just written).
         old_q, old_target = np.repeat(k[:1], T, axis=0), np.repeat(v[:1], T, axis=0)
         new_q, new_target = (stream.q, stream.targets) if self.stream == "overwrite" else (k, v)
         inspected = (self.inspect if self.inspect != "auto"
                      else next((r for r in rules if r in DELTA_RULES), "deltanet"))
-        kwargs, traces, norms, errors, errors_old = {}, {}, {}, {}, {}
+        kwargs, traces, norms, errors, errors_old, inputs = {}, {}, {}, {}, {}, {}
         for rule in dict.fromkeys([*rules, inspected]):
-            kwargs[rule] = self.rule_gates(rule, gates)
-            try:
-                traces[rule] = sim.run(rule, new_q, k, v, **kwargs[rule])
-                old = sim.run(rule, old_q, k, v, keep_states=False, **kwargs[rule])
-            except sim.DivergenceError as err:
-                raise sim.DivergenceError(
-                    f"{LABELS[rule]} diverged at token t = {err.token + 1}: its state grew past "
-                    "10¹⁵⁰ because each write over-corrected by more than it fixed; lower β or "
-                    "normalise the keys", err.token) from err
+            *inputs[rule], kwargs[rule] = gv.rule_run(self, rule, k, v, gates)
+            traces[rule] = gv.run_named(LABELS[rule], rule, new_q, *inputs[rule], **kwargs[rule])
+            old = gv.run_named(LABELS[rule], rule, old_q, *inputs[rule], keep_states=False,
+                               **kwargs[rule])
             norms[rule] = np.linalg.norm(traces[rule].states, axis=(1, 2))  # (T,) ‖S_t‖_F
             errors[rule] = sim.recall.relative_error(traces[rule].outputs, new_target)  # (T,)
             errors_old[rule] = sim.recall.relative_error(old.outputs, old_target)  # (T,)
         # The delta rule's update taken apart, from its trace (the same numbers as sim.step's).
-        tr, beta = traces[inspected], kwargs[inspected]["beta"]  # beta (T,)
-        read_back, error = tr.read_backs, tr.errors  # (T, d) each
-        erased = k[:, :, None] * (beta[:, None] * read_back)[:, None, :]  # (T, d, d)
-        written = k[:, :, None] * (beta[:, None] * v)[:, None, :]  # (T, d, d)
+        read_back, error, erased, written, beta = gv.taken_apart(
+            inspected, traces[inspected], *inputs[inspected], kwargs[inspected])
         vectors = np.stack([v, read_back, error], axis=1)  # (T, 3, d)
 
-        def frames(a: np.ndarray) -> np.ndarray:  # t = 0 … T: nothing before the first token
-            return np.concatenate([np.zeros((1, *a.shape[1:])), a])
-
-        def limits(a: np.ndarray, first: float) -> np.ndarray:  # running max of |a| per t
-            return np.concatenate([[first], np.maximum.accumulate(np.abs(a).max(axis=(1, 2)))])
-
+        frames, limits = gv.with_empty_first, gv.running_limits
         S_limits = limits(np.abs([traces[r].states for r in rules]).max(axis=0), 0.0)
         S_limits[0] = S_limits[1]  # t = 0 shows empty states on the scale of the first token
         part_limits = limits(np.maximum(np.abs(erased), np.abs(written)), 1.0)
         labels = [LABELS[r] for r in rules]
-        data = {"rules": rules, "labels": labels, "x": np.arange(1, T + 1), "ts": np.arange(T + 1),
-                "S_limits": S_limits, "vectors": frames(vectors),
+        data = {"rules": rules, "labels": labels, "inspected": inspected, "x": np.arange(1, T + 1),
+                "ts": np.arange(T + 1), "S_limits": S_limits, "vectors": frames(vectors),
                 "vectors_limits": limits(vectors, 1.0), "erased": frames(erased),
                 "erased_limits": part_limits, "written": frames(written),
                 "written_limits": part_limits, "legend": gv.legend(labels),
-                "recall_note": gv.recall_note(self.stream), "stop_start": 0,
+                "recall_note": gv.recall_note(self.stream, rules), "stop_start": 0,
                 "stop_d": min(d, T), "stop_rewrite": gv.first_repeat(stream.k)}
         for i in range(MAX_RULES):  # unused slots: zeros, hidden by their views
             r = rules[i] if i < len(rules) else None
@@ -150,35 +147,25 @@ class GatesPage(Page):
             for key, values in (("norm", norms), ("new", errors), ("old", errors_old)):
                 data[f"{key}{i}"] = values[r] if r else np.full(T, np.nan)
 
-        def token_gates(rule: str, t: int) -> dict:
-            return {n: (g[t] if isinstance(g, np.ndarray) else g) for n, g in kwargs[rule].items()}
-
-        others = [r for r in rules if r != inspected]
+        token_gates = functools.partial(gv.token_gates, kwargs)
+        others = [x for x in rules if x != inspected]
         r = {"rules": rules, "labels": LABELS, "inspected": inspected, "stream": stream, "k": k,
              "v": v, "norms": norms, "errors": errors, "errors_old": errors_old, "beta": beta,
              "read_back": read_back, "error": error, "vec_limits": data["vectors_limits"],
-             "held": np.linalg.norm(read_back, axis=1), "strength": beta * np.sum(k * k, axis=1),
+             "held": np.linalg.norm(read_back, axis=1), "inputs": inputs,
+             "strength": gv.erase_share(inspected, beta, k, kwargs[inspected]),
+             "n_h": self.householder_steps, "states": {x: traces[x].states for x in rules},
              "other": others[0] if others else None, "token_gates": token_gates,
              "auto": self.inspect == "auto"}
         for key, text in (("caption", gv.caption), ("token_text", gv.token_text),
-                          ("delta_text", gv.delta_text), ("gates_text", gv.gates_table)):
+                          ("delta_text", gv.delta_text), ("gates_text", gv.gates_table),
+                          ("frame_text", gv.frame_table)):
             data[key] = [text(r, t) for t in range(T + 1)]
-        return Run(t_max=T, data=data, table=gv.csv_table(rules, token_gates, norms, errors,
-                                                        errors_old, T),
-                   info=self.warnings(stream.k, gates["beta"]))
+        table = gv.csv_table(rules, token_gates, norms, errors, errors_old, T)
+        return Run(t_max=T, data=data, table=table, info=gv.warnings(self, stream.k, gates["beta"]))
 
-    def warnings(self, k: np.ndarray, beta: np.ndarray) -> str:
-        out = []
-        if self.write_strength > 1:  # the update panel always shows a delta rule
-            out.append(f"Write strength β = {gv.num(self.write_strength)} > 1 overshoots: each "
-                       "write over-corrects, so the stored value swings past the new one.")
-        if not self.normalize_keys:
-            step = float(np.max(beta * np.sum(k * k, axis=1)))  # how far one write moves along k
-            if step > 1:
-                out.append(f"Keys are not normalised: β‖k‖² reaches {gv.num(step)}, so the delta "
-                           "rules over-correct" + (" and their state grows without bound "
-                                                   "(β‖k‖² > 2)." if step > 2 else "."))
-        return " ".join(out)
+    def _apply(self, run: Run) -> None:  # the update's parts named after the rule taken apart
+        gv.name_the_parts(self, run.data["inspected"]), super()._apply(run)
 
     # The views -------------------------------------------------------------------------------
     def make_views(self) -> list:
@@ -207,14 +194,24 @@ class GatesPage(Page):
                                styles={"font-size": "15px"}, css_classes=["lab-caption"])
         self.token_info, self.delta_info = Readout("token_text", **wide), Readout("delta_text", **wide)
         self.gate_table = Readout("gates_text", stylesheets=[GATE_TABLE_CSS], **wide)
+        self.frame_table = gv.FrameTable("frame_text", stylesheets=[GATE_TABLE_CSS], **wide)
         self.legend = gv.Note("legend", sizing_mode="stretch_width")
         self.recall = gv.Note("recall_note", sizing_mode="stretch_width")
         return [*self.heatmaps, self.vectors, self.erased, self.written, self.norm_plot,
                 self.newest_plot, self.old_plot, self.caption, self.token_info, self.delta_info,
-                self.gate_table, self.legend, self.recall]
+                self.gate_table, self.legend, self.recall, self.frame_table]
 
     def body(self) -> pn.viewable.Viewable:
         w = {"width": 220}
+        # A new rule's own setting shows only while that rule is compared (none by default).
+        own = {n: self.widget(n, pn.widgets.IntSlider if n == "householder_steps" else
+                              pn.widgets.FloatSlider, **w) for n in gv.OWN_SETTINGS}
+
+        def shown(*_events) -> None:
+            for name, widget in own.items():
+                widget.visible = bool(set(gv.OWN_SETTINGS[name]) & set(self.rules))
+
+        shown(), self.param.watch(shown, "rules")
         controls = pn.FlexBox(
             self.widget("rules", pn.widgets.MultiChoice, max_items=MAX_RULES,
                         sizing_mode="stretch_width", min_width=220, max_width=450),
@@ -223,6 +220,7 @@ class GatesPage(Page):
             self.widget("tokens", pn.widgets.IntSlider, **w),
             *(self.widget(n, pn.widgets.FloatSlider, **w)
               for n in ("retnet_decay", "decay", "write_strength")),
+            *own.values(),
             self.widget("normalize_keys", pn.widgets.Checkbox, **w),
             self.widget("data_dependent_gates", pn.widgets.Checkbox, **w),
             self.widget("seed", pn.widgets.IntInput, width=120),
@@ -236,6 +234,8 @@ class GatesPage(Page):
 
         gates = pn.Column(heading("Gates at this token"), self.gate_table.panel(),
                           sizing_mode="stretch_width", css_classes=["lab-secondary"])
+        frame = pn.Column(heading(gv.FRAME_HEADING), self.frame_table.panel(),
+                          sizing_mode="stretch_width", css_classes=["lab-secondary"])
         return pn.Column(
             controls, self.token_info.panel(), pn.Column(
                 self.caption.panel(), heading("The state S of each rule (one colour scale)"),
@@ -244,6 +244,7 @@ class GatesPage(Page):
             heading("One update taken apart"), self.widget("inspect", pn.widgets.Select, **w),
             self.delta_info.panel(), row(self.vectors, self.erased, self.written),
             heading("Over time"), self.legend.panel(),
-            row(self.norm_plot, self.newest_plot, self.old_plot), self.recall.panel(), gates,
+            row(self.norm_plot, self.newest_plot, self.old_plot), self.recall.panel(), gates, frame,
             sizing_mode="stretch_width")
+
 

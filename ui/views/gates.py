@@ -17,7 +17,7 @@ from bokeh.models import Div
 
 from ui.fmt import cell, num, sub, vec
 from ui.theme import LINES
-from ui.views import Heatmap, LinePlot, View
+from ui.views import Heatmap, LinePlot, Readout, View
 
 TINY = Heatmap.TINY  # of a number's scale (1 for the relative errors): below it, "≈0"
 MAX_TICKS = 8  # tick labels per axis, so that d = 16 stays legible in a small figure
@@ -147,30 +147,55 @@ def legend(labels: list[str]) -> str:
 
 # Per run: the notes, the CSV table and a named stop ---------------------------------------
 
-def recall_note(stream: str) -> str:
+RULE_NOTES = {  # what a compared rule does differently, said under the plots
+    "rwkv6": "<b>RWKV-6 reads before it writes</b>: its output at token t reads "
+             "S<sub>t−1</sub>, the state before the token's write, plus the bonus "
+             "(q · (u ⊙ k<sub>t</sub>)) v<sub>t</sub>; its heatmap shows S<sub>t</sub>, after it.",
+    "rwkv7": "<b>RWKV-7</b> erases (a ⊙ κ̂)(κ̂ᵀS<sub>t−1</sub>)ᵀ from the old state, before its "
+             "decay w, with the unit removal key κ̂ = k / ‖k‖, and writes the key a ⊙ k. With one w and "
+             "one a in every channel, what κ̂ read is kept w − a times (less than 0 when a > w), "
+             "not erased to 0.",
+    "deltaproduct": "<b>DeltaProduct</b> takes n<sub>h</sub> delta steps a token: the "
+                    "n<sub>h</sub> − 1 pairs before it again, then its own, after one decay α.",
+    "log_linear": "<b>Log-linear attention</b> keeps one state per Fenwick level ℓ; its heatmap "
+                  "shows their sum (which moves as Mamba-2's), its output reads level ℓ with "
+                  "weight λ = r<sup>ℓ</sup>.",
+    "mamba1": "<b>Mamba-1</b> decays each cell: exp(Δ A) = α<sup>i+1</sup> in key channel i "
+              "(A = −(i + 1), Δ = −log α per value channel; data-dependent, each value channel "
+              "its own Δ).",
+}
+
+
+def recall_note(stream: str, rules=()) -> str:
     newest = ("query the rewritten key k₁, compare with the latest value written under it"
               if stream == "overwrite" else
               "query the key just written, compare with its value")
+    notes = "".join(f"<br>{RULE_NOTES[r]}" for r in rules if r in RULE_NOTES)
     return (f"Recall error ‖Sᵀk − v‖ / ‖v‖ (0 exact, 1 as bad as returning nothing). "
             f"<b>Newest</b>: {newest}. <b>Old</b>: query the first token's key k₁, compare "
-            "with the first value v₁.")
+            "with the first value v₁." + notes)
 
 
 def csv_table(rules, token_gates, norms, errors, errors_old, T) -> dict[str, list]:
-    """Per token (t = 1 … T) and rule: ‖S_t‖, both recall errors and the gates used."""
+    """Per token (t = 1 … T) and rule: ‖S_t‖, both recall errors and the gates used (RWKV's w
+    under alpha and its rate a under beta; bonus and level_weights only where a rule has them)."""
+    extra = [n for n in ("bonus", "level_weights") if any(n in token_gates(r, 0) for r in rules)]
     names = ("t", "rule", "state_norm", "recall_error_newest", "recall_error_old", "gamma",
-             "alpha", "beta")
+             "alpha", "beta", *extra)
     table: dict[str, list] = {n: [] for n in names}
+
+    def value(x):  # per channel (or cell, or sub-step): the values, space-separated
+        if np.ndim(x):
+            return " ".join(repr(float(a)) for a in np.ravel(x))
+        return float(x) if isinstance(x, np.floating) else x
+
     for t in range(T):
         for rule in rules:
             g = token_gates(rule, t)
-            alpha = g.get("alpha", "")
-            if np.ndim(alpha):  # per channel: the d_k values, space-separated
-                alpha = " ".join(repr(float(a)) for a in alpha)
             row = (t + 1, rule, float(norms[rule][t]), float(errors[rule][t]),
-                   float(errors_old[rule][t]), g.get("gamma", ""), alpha, g.get("beta", ""))
-            for n, value in zip(names, row):
-                table[n].append(float(value) if isinstance(value, np.floating) else value)
+                   float(errors_old[rule][t]), *(g.get(n, "") for n in names[5:]))
+            for n, x in zip(names, row):
+                table[n].append(value(x))
     return table
 
 
@@ -195,16 +220,26 @@ def caption(r: dict, t: int) -> str:
     """One line: what the inspected delta rule did at token t, and the newest-value errors."""
     if t == 0:
         return "<b>t = 0</b>: every state is empty. Press <b>Step</b> to write the first token."
-    i, name, other = t - 1, r["labels"][r["inspected"]], r["other"]
+    i, rule, other = t - 1, r["inspected"], r["other"]
+    name = r["labels"][rule]
     held = r["held"][i]  # ‖Sᵀk‖: what k_t retrieved before the write
     strength = r["strength"][i]  # β‖k‖²: the share of it the write replaces
     share = "all" if abs(strength - 1) < TINY else num(strength)
-    did = (f"k{sub(t)} held nothing yet, so {name} wrote {num(r['beta'][i])} × v{sub(t)}, "
-           "as a plain sum would" if held < TINY * r["vec_limits"][t] else
-           f"{name} erased {share} of what k{sub(t)} held (‖Sᵀk‖ = {num(held)}) and wrote "
-           + (f"v{sub(t)} in its place" if share == "all" else f"{share} × v{sub(t)}"))
+    nothing = held < TINY * r["vec_limits"][t]
+    if rule == "rwkv7":
+        did = (f"κ̂{sub(t)} read nothing in the old state, so RWKV-7 decayed it by w and wrote "
+               f"(a ⊙ k{sub(t)}) v{sub(t)}ᵀ, as a plain sum would" if nothing else
+               f"RWKV-7 erased {share} of what κ̂{sub(t)} read in the old state "
+               f"(‖κ̂ᵀS‖ = {num(held)}), decayed it by w and wrote (a ⊙ k{sub(t)}) v{sub(t)}ᵀ")
+    else:
+        did = (f"k{sub(t)} held nothing yet, so {name} wrote {num(r['beta'][i])} × v{sub(t)}, "
+               "as a plain sum would" if nothing else
+               f"{name} erased {share} of what k{sub(t)} held (‖Sᵀk‖ = {num(held)}) and wrote "
+               + (f"v{sub(t)} in its place" if share == "all" else f"{share} × v{sub(t)}"))
+        if rule == "deltaproduct" and r["n_h"] > 1:
+            did = f"in the last of its {r['n_h']} steps, {did}"
     errors = r["errors"]
-    line = f"<b>t = {t}</b>: {did}; its newest-value error is {cell(errors[r['inspected']][i], TINY)}"
+    line = f"<b>t = {t}</b>: {did}; its newest-value error is {cell(errors[rule][i], TINY)}"
     if other is not None:
         line += f"; {r['labels'][other]}'s is {cell(errors[other][i], TINY)}"
     return line + "."
@@ -216,6 +251,7 @@ def token_text(r: dict, t: int) -> str:
         return f"<b>t = 0</b>: no token yet. {stream.description}"
     label = stream.labels[t - 1] if stream.labels else f"token {t}"
     norms = " · ".join(f"{r['labels'][rule]}: ‖S‖ = {num(r['norms'][rule][t - 1])}"
+                       + (" (its output read S before this write)" if rule == "rwkv6" else "")
                        for rule in r["rules"])
     return f"<b>t = {t}</b> ({label}): k = {vec(r['k'][t - 1])}, v = {vec(r['v'][t - 1])}<br>{norms}"
 
@@ -227,12 +263,48 @@ def delta_text(r: dict, t: int) -> str:
     if t == 0:
         return f"<b>{r['labels'][rule]}</b>{extra}: no update yet."
     g = r["token_gates"](rule, t - 1)
-    decay = f"decay α = {gate_text(g['alpha'])}, " if "alpha" in g else ""
     tiny = TINY * r["vec_limits"][t]  # as in the heatmap of the same numbers
+    small = r["k"].shape[1] <= 8
+    head = f"<b>{r['labels'][rule]}</b>{extra}, token t = {t}: {gate_words(rule, g, r['n_h'])}. "
+    if rule == "rwkv7":
+        parts = (f"The removal key κ̂ = k / ‖k‖ reads the old state: κ̂ᵀS = "
+                 f"{vec(r['read_back'][t - 1], tiny)}, error v − κ̂ᵀS = "
+                 f"{vec(r['error'][t - 1], tiny)}. " if small else "")
+        return (head + parts + "New S = diag(w) S<sub>t−1</sub> − erased part + written part: "
+                "it erases from the state before its decay.")
     parts = (f"Read back Sᵀk = {vec(r['read_back'][t - 1], tiny)}, error v − Sᵀk = "
-             f"{vec(r['error'][t - 1], tiny)}. " if r["k"].shape[1] <= 8 else "")
+             f"{vec(r['error'][t - 1], tiny)}" if small else "")
+    if rule == "deltaproduct":
+        parts = (parts and f"{parts} in its last step, the token's own pair. ")
+        return (head + parts + "New S = decayed S − erased parts + written parts, summed over "
+                "its steps (each step erases from the state the step before left).")
+    decay = f"decay α = {gate_text(g['alpha'])}, " if "alpha" in g else ""
     return (f"<b>{r['labels'][rule]}</b>{extra}, token t = {t}: {decay}β = {num(g['beta'])}. "
-            f"{parts}New S = decayed S − erased part + written part.")
+            f"{parts and parts + '. '}New S = decayed S − erased part + written part.")
+
+
+def gate_words(rule: str, g: dict, n_h: int = 1) -> str:
+    """The gates ``rule`` used at one token, in words and numbers."""
+    if rule == "rwkv7":
+        return f"decay w = {gate_text(g['alpha'])}, in-context learning rate a = {gate_text(g['beta'])}"
+    if rule == "rwkv6":
+        return (f"decay w = {gate_text(g['alpha'])}, bonus u = {gate_text(g['bonus'])}; "
+                "its output read S before this token's write")
+    if rule == "deltaproduct":
+        beta = g["beta"]
+        b = (f"β = {num(beta[0])} in each of its {len(beta)} steps" if np.all(beta == beta[0])
+             else f"β = {vec(beta)} in its {len(beta)} steps")
+        return f"decay α = {num(g['alpha'])}, {b}"
+    if rule == "log_linear":
+        return f"decay α = {num(g['alpha'])}, level weights λ = {vec(g['level_weights'])}"
+    if rule == "mamba1":
+        a = g["alpha"]  # (d_k, d_v)
+        same = np.all(a == a[:, :1])
+        return ("decay exp(Δ A) = " + (f"{vec(a[:, 0])} per key channel, the same in every value "
+                                       "channel" if same else
+                                       f"{vec(a[:, 0])} in value channel 1, each its own Δ"))
+    return ", ".join(f"{sym} = {gate_text(g[n])}" for n, sym in
+                     (("gamma", "γ"), ("alpha", "α"), ("beta", "β")) if n in g) or "no gate"
 
 
 def gates_table(r: dict, t: int) -> str:
@@ -241,11 +313,290 @@ def gates_table(r: dict, t: int) -> str:
     rows = []
     for rule in r["rules"]:
         g = r["token_gates"](rule, t - 1)
-        used = ", ".join(f"{sym} = {gate_text(g[n])}" for n, sym in
-                         (("gamma", "γ"), ("alpha", "α"), ("beta", "β")) if n in g)
-        rows.append(f"<tr><td>{r['labels'][rule]}</td><td>{used or 'no gate'}</td>"
+        used = gate_words(rule, g, r["n_h"])
+        rows.append(f"<tr><td>{r['labels'][rule]}</td><td>{used}</td>"
                     f"<td>{cell(r['errors'][rule][t - 1], TINY)}</td>"
                     f"<td>{cell(r['errors_old'][rule][t - 1], TINY)}</td></tr>")
     return ("<table class='lab-gates'><thead><tr><th>rule</th><th>gates used</th>"
             "<th>error, newest</th><th>error, old</th></tr></thead><tbody>" + "".join(rows)
             + "</tbody></table>")
+
+
+# One frame for the family ----------------------------------------------------------------
+
+# rule -> (decay e^g, b, a, written key) in symbols, for the first factor and any later one
+# (DeltaProduct's steps 2 … n_h); None: the rule has no erase. "rate" is RWKV-7's in-context
+# learning rate a, renamed here so as not to clash with the frame's own a.
+FRAME_SYMBOLS = {
+    "linear": ("1", None, None, "k"), "retnet": ("γ", None, None, "k"),
+    "mamba2": ("α", None, None, "k"), "gla": ("α", None, None, "k"),
+    "deltanet": ("1", "β k", "−k", "β k"), "gated_deltanet": ("α", "α β k", "−k", "β k"),
+    "kda": ("α", "β k", "−α ⊙ k", "β k"), "rwkv7": ("w", "rate ⊙ κ̂", "−κ̂", "rate ⊙ k"),
+    "deltaproduct": ("α", "α β k₁", "−k₁", "β k₁"), "rwkv6": ("w", None, None, "k"),
+    "log_linear": ("α", None, None, "k"), "mamba1": ("α^(i+1)", None, None, "k"),
+}
+FRAME_LATER = ("1", "β kⱼ", "−kⱼ", "β kⱼ")  # DeltaProduct's steps after the first
+FRAME_NAMES = {"rwkv6": "its update (it reads S<sub>t−1</sub> first)",
+               "log_linear": "the sum of its levels", "mamba1": "the same Δ in every value channel"}
+
+
+def frame_parts(rule: str, k, v, gates: dict):
+    """``sim.frame_parts`` of ``rule`` at one token, or of the rule its state update is (RWKV-6:
+    GLA with decay w; log-linear: the levels' sum is Mamba-2's; Mamba-1 with one Δ for every
+    value channel: GLA with the decay of each key row). None: outside the frame (Mamba-1 with
+    a Δ per value channel decays each cell, not each row)."""
+    import sim  # noqa: PLC0415 — loads sim.family on first use
+
+    if rule in sim.FRAME_RULES:
+        return sim.frame_parts(rule, k, v, **gates)
+    if rule == "rwkv6":
+        return sim.frame_parts("gla", k, v, alpha=gates["alpha"])
+    if rule == "log_linear":
+        return sim.frame_parts("mamba2", k, v, alpha=gates["alpha"])
+    a = gates["alpha"]  # mamba1: (d_k, d_v)
+    return sim.frame_parts("gla", k, v, alpha=a[:, 0]) if np.all(a == a[:, :1]) else None
+
+
+def short(a, tiny: float) -> str:
+    """A frame vector: one number when every entry is the same, else its entries (2 decimals)."""
+    a = np.ravel(a)
+    if np.all(a == a[0]):
+        return cell(a[0], tiny)
+    return "(" + ", ".join(cell(x, tiny) for x in a) + ")"
+
+
+def along(sym: str, x: np.ndarray, k: np.ndarray, tiny: float) -> str:
+    """A frame vector in a table cell: as a multiple of the token's key k where it is one
+    ("β k = 0.9 k", "−k"), else its entries; ``sym`` is what the rule makes it of."""
+    kk = float(k @ k)
+    c = float(x @ k) / kk if kk > 0 else 0.0
+    if kk > 0 and np.abs(x - c * k).max() <= tiny:
+        m = "k" if abs(c - 1) <= tiny else "−k" if abs(c + 1) <= tiny else f"{cell(c, tiny)} k"
+        return sym if m == sym else f"{sym} = {m}"
+    return f"{sym} = {short(x, tiny)}"
+
+
+class FrameTable(Readout):
+    """The frame table, one per t. It keeps its rows at every t (t = 0 included), so its box
+    keeps its size without the sizer copy a ``Readout`` carries in every frame (which would
+    double this page's largest readout)."""
+
+    def frames(self, run) -> dict[str, list]:
+        return {"text": list(run.data[self.key])}
+
+
+def frame_table(r: dict, t: int) -> str:
+    """Every compared rule at token t as S_t = (diag(e^g) + b aᵀ) S_{t−1} + k vᵀ: its decay,
+    its erase b aᵀ and its written key (numbers from sim.frame_parts, as multiples of the token's
+    key k where they are one), and how far the frame applied to S_{t−1} lands from the rule's
+    S_t (≈0: the frame is the rule). At t = 0 the same rows, without numbers."""
+    import sim  # noqa: PLC0415
+
+    rows = []
+    for rule in r["rules"]:
+        K, V = r["inputs"][rule]
+        states = r["states"][rule]  # (T, d_k, d_v)
+        i = max(t - 1, 0)
+        parts = frame_parts(rule, K[i], V[i], r["token_gates"](rule, i))
+        name = r["labels"][rule] + (f", {FRAME_NAMES[rule]}" if rule in FRAME_NAMES else "")
+        if parts is None:
+            rows.append(f"<tr><td>{r['labels'][rule]}</td><td colspan='5'>outside the frame: "
+                        "a decay per cell of S (each value channel its own Δ), not per key "
+                        "row</td></tr>")
+            continue
+        before = states[t - 2] if t > 1 else np.zeros_like(states[0])
+        tiny = TINY * max(float(np.abs(states[i]).max()), 1.0)
+        gap = float(np.abs(sim.apply_frame(parts, before) - states[i]).max())
+        k = r["k"][i]
+        for j, f in enumerate(parts):
+            decay, b, a, key = FRAME_SYMBOLS[rule] if j == 0 else FRAME_LATER
+            if t == 0:
+                cells = [decay, b or "none", a or "", key, ""]
+            else:
+                cells = [decay if decay == "1" else f"{decay} = {short(f.decay, tiny)}",
+                         along(b, f.b, k, tiny) if b else "none",
+                         along(a, f.a, k, tiny) if a else "", along(key, f.key, k, tiny),
+                         cell(gap, tiny) if j == len(parts) - 1 else ""]
+            label = name if len(parts) == 1 else f"{name}, step {j + 1}"
+            rows.append(f"<tr><td>{label}</td><td>" + "</td><td>".join(cells) + "</td></tr>")
+    when = "before the first token" if t == 0 else f"token t = {t}, k = the token's key"
+    return (f"<table class='lab-gates'><caption>{when}</caption><thead><tr><th>rule</th>"
+            "<th>decay e<sup>g</sup></th><th>b (writes)</th><th>a (reads)</th>"
+            "<th>written key</th><th>largest |frame − S<sub>t</sub>|</th></tr></thead><tbody>"
+            + "".join(rows) + "</tbody></table>")
+
+
+# The rules' inputs, per run (ui/pages/gates.py runs them) ------------------------------------
+
+OWN_SETTINGS = {"rwkv_decay": ("rwkv7", "rwkv6"), "learning_rate": ("rwkv7",),
+                "bonus": ("rwkv6",), "householder_steps": ("deltaproduct",),
+                "level_ratio": ("log_linear",)}  # setting -> the rules that read it
+PART_TITLES = {  # erased, written, read-back
+    "deltanet": ("Erased: β k (Sᵀk)ᵀ", "Written: β k vᵀ", "Sᵀk"),
+    "rwkv7": ("Erased: (a ⊙ κ̂)(κ̂ᵀS)ᵀ", "Written: (a ⊙ k) vᵀ", "κ̂ᵀS"),
+    "deltaproduct": ("Erased: Σⱼ βⱼ kⱼ (Sᵀkⱼ)ᵀ", "Written: Σⱼ βⱼ kⱼ vⱼᵀ", "Sᵀk"),
+}
+RATE_SPREAD = 0.1  # RWKV-7's in-context rate a, drawn per token and channel: a + 0.1 ε in [0, 1]
+DELTA_GATED = ("deltanet", "gated_deltanet", "kda")  # sim.RULES that take β
+
+
+def draw_page_gates(page, T: int) -> dict[str, np.ndarray]:
+    """The page's gates per token: alpha (T,), alpha_channel (T, d), beta (T,) (constant, or
+    ``scenarios.draw_gates`` when data-dependent), and RWKV's w and a, (T, d) each (w drawn as α
+    is, the same draws around w; a around the chosen rate)."""
+    from sim import scenarios  # noqa: PLC0415
+
+    a, b, d, seed = page.decay, page.write_strength, page.d, page.seed
+    if page.data_dependent_gates:
+        out = scenarios.draw_gates(T, d, a, b, seed)
+        w = scenarios.draw_gates(T, d, page.rwkv_decay, b, seed)["alpha_channel"]
+        eps = np.random.default_rng([seed, 21]).standard_normal((T, d))
+        rate = np.clip(page.learning_rate + RATE_SPREAD * eps, 0.0, 1.0)
+    else:
+        out = {"alpha": np.full(T, a), "alpha_channel": np.full((T, d), a), "beta": np.full(T, b)}
+        w, rate = np.full((T, d), page.rwkv_decay), np.full((T, d), page.learning_rate)
+    return out | {"w": w, "rate": rate}
+
+
+def rule_run(page, rule: str, k: np.ndarray, v: np.ndarray, gates: dict) -> tuple:
+    """(keys, values, keyword arguments) with which ``sim.run`` runs ``rule`` on the page's
+    stream (k, v (T, d)), every gate per token (RWKV-6's bonus u per run). The stream's keys and
+    values, except RWKV-7's written key a ⊙ k (RWKV's k_a = 1; removal key κ̂ = k / ‖k‖) and
+    DeltaProduct's n_h pairs a token (T, n_h, d): the n_h − 1 pairs before the token again
+    (a zero key before the first token), then its own, each with the token's β."""
+    import sim  # noqa: PLC0415
+
+    T, d = k.shape
+    if rule == "retnet":
+        return k, v, {"gamma": page.retnet_decay}
+    if rule == "rwkv7":
+        return gates["rate"] * k, v, {"alpha": gates["w"], "beta": gates["rate"],
+                                      "removal_key": sim.l2_normalize(k)}
+    if rule == "rwkv6":
+        return k, v, {"alpha": gates["w"], "bonus": np.full(d, page.bonus)}
+    if rule == "deltaproduct":
+        n_h = page.householder_steps
+        return householder_pairs(k, n_h), householder_pairs(v, n_h), {
+            "alpha": gates["alpha"], "beta": np.repeat(gates["beta"][:, None], n_h, axis=1)}
+    if rule == "log_linear":
+        levels = page.level_ratio ** np.arange(sim.log_linear.n_levels(T))
+        return k, v, {"alpha": gates["alpha"], "level_weights": np.tile(levels, (T, 1))}
+    if rule == "mamba1":
+        return k, v, {"alpha": mamba1_decay(gates["alpha_channel"])}
+    shape = sim.RULE_INFO[rule].alpha_shape
+    kwargs = {"alpha": gates["alpha" if shape == "scalar" else "alpha_channel"]} if shape else {}
+    return k, v, kwargs | ({"beta": gates["beta"]} if rule in DELTA_GATED else {})
+
+
+FRAME_HEADING = ("One frame for the family: S<sub>t</sub> = (diag(e<sup>g</sup>) + b aᵀ) "
+                 "S<sub>t−1</sub> + k vᵀ")
+
+
+def run_named(label: str, rule: str, q, k, v, **kwargs):
+    """``sim.run``; a run that diverges says which rule, at which token, and what to change."""
+    import sim  # noqa: PLC0415
+
+    try:
+        return sim.run(rule, q, k, v, **kwargs)
+    except sim.DivergenceError as err:
+        raise sim.DivergenceError(
+            f"{label} diverged at token t = {err.token + 1}: its state grew past "
+            "10¹⁵⁰ because each write over-corrected by more than it fixed; lower β or "
+            "normalise the keys", err.token) from err
+
+
+def token_gates(kwargs: dict, rule: str, t: int) -> dict:
+    """``rule``'s gates at token t (0-based) from its run's keyword arguments (RWKV-6's bonus u
+    is one for the run)."""
+    return {n: (g[t] if isinstance(g, np.ndarray) and n != "bonus" else g)
+            for n, g in kwargs[rule].items()}
+
+
+def with_empty_first(a: np.ndarray) -> np.ndarray:
+    """Frames t = 0 … T of a per-token array (T, …): nothing before the first token."""
+    return np.concatenate([np.zeros((1, *a.shape[1:])), a])
+
+
+def running_limits(a: np.ndarray, first: float) -> np.ndarray:
+    """(T + 1,) a colour scale per t: ``first``, then the running max of |a| (T, rows, cols)."""
+    return np.concatenate([[first], np.maximum.accumulate(np.abs(a).max(axis=(1, 2)))])
+
+
+def name_the_parts(page, rule: str) -> None:
+    """The update's heatmaps named after the rule taken apart (DeltaNet's names by default)."""
+    titles = PART_TITLES.get(rule, PART_TITLES["deltanet"])
+    for view, title in zip((page.erased, page.written), titles[:2]):
+        if view.title != title:
+            view.title = view.fig.title.text = title
+    rows = {0: "v", 1: titles[2], 2: f"v − {titles[2]}"}
+    axis = page.vectors.fig.yaxis[0]
+    if axis.major_label_overrides != rows:
+        axis.major_label_overrides = rows
+
+
+def warnings(page, k: np.ndarray, beta: np.ndarray) -> str:
+    """The remark above the plots: β > 1 overshoots; unnormalised keys over-correct."""
+    out = []
+    if page.write_strength > 1:  # the update panel always shows a delta rule
+        out.append(f"Write strength β = {num(page.write_strength)} > 1 overshoots: each "
+                   "write over-corrects, so the stored value swings past the new one.")
+    if not page.normalize_keys:
+        step = float(np.max(beta * np.sum(k * k, axis=1)))  # how far one write moves along k
+        if step > 1:
+            out.append(f"Keys are not normalised: β‖k‖² reaches {num(step)}, so the delta "
+                       "rules over-correct" + (" and their state grows without bound "
+                                               "(β‖k‖² > 2)." if step > 2 else "."))
+    return " ".join(out)
+
+
+# The new rules' inputs and the update taken apart ------------------------------------------
+
+def mamba1_decay(alpha: np.ndarray) -> np.ndarray:
+    """Mamba-1's gate per cell of S from a decay per value channel j, alpha (T, d_v):
+    exp(Δ_t[j] A[j, i]) with Δ_t[j] = −log α_t[j] and A[j, i] = −(i + 1) (S4D-real), i.e.
+    α_t[j]^(i + 1): key channel i keeps less the larger i. Returns (T, d_k, d_v), d_k = d_v."""
+    A = -np.arange(1, alpha.shape[1] + 1, dtype=float)  # (d_k,) the same for every channel j
+    return np.exp(-np.log(alpha)[:, None, :] * A[None, :, None])
+
+
+def householder_pairs(x: np.ndarray, n_h: int) -> np.ndarray:
+    """(T, d) -> (T, n_h, d): sub-step j of token t takes row t − (n_h − 1 − j), zeros before
+    the first token; the last sub-step is the token's own row."""
+    T, d = x.shape
+    out = np.zeros((T, n_h, d))
+    for j in range(n_h):
+        lag = n_h - 1 - j
+        out[lag:, j] = x[: T - lag]
+    return out
+
+
+def taken_apart(rule: str, trace, k: np.ndarray, v: np.ndarray, kwargs: dict) -> tuple:
+    """One erasing rule's update split as S_t = decayed S − erased + written, every token.
+
+    Returns read_back (T, d_v) and error v − read_back (T, d_v) (DeltaProduct: its last
+    sub-step, the token's own pair), erased and written (T, d_k, d_v) (DeltaProduct: summed over
+    its sub-steps), and the write strength per token (T,) (RWKV-7: the rate a, (T, d_k)).
+    RWKV-7 erases (a ⊙ κ̂)(κ̂ᵀS_{t−1})ᵀ from the old state, before its decay; the others from the
+    decayed state."""
+    if rule == "rwkv7":
+        read_back = trace.read_backs  # κ̂ᵀ S_{t−1}
+        rate, kappa = kwargs["beta"], kwargs["removal_key"]  # (T, d_k) each
+        erased = (rate * kappa)[:, :, None] * read_back[:, None, :]
+        return read_back, v - read_back, erased, k[:, :, None] * v[:, None, :], rate
+    if rule == "deltaproduct":
+        beta, reads = kwargs["beta"], trace.read_backs  # (T, n_h), (T, n_h, d_v)
+        erased = np.einsum("tj,tji,tjc->tic", beta, k, reads)
+        written = np.einsum("tj,tji,tjc->tic", beta, k, v)
+        return reads[:, -1], v[:, -1] - reads[:, -1], erased, written, beta[:, -1]
+    beta, read_back = kwargs["beta"], trace.read_backs  # (T,), (T, d_v)
+    erased = k[:, :, None] * (beta[:, None] * read_back)[:, None, :]  # (T, d, d)
+    written = k[:, :, None] * (beta[:, None] * v)[:, None, :]  # (T, d, d)
+    return read_back, trace.errors, erased, written, beta
+
+
+def erase_share(rule: str, beta: np.ndarray, k: np.ndarray, kwargs: dict) -> np.ndarray:
+    """(T,) the share of what the erasing key read that the write removes along it: β‖k‖²
+    (RWKV-7: Σᵢ aᵢ κ̂ᵢ², its unit removal key weighed by the rate per channel)."""
+    if rule == "rwkv7":
+        return np.sum(beta * kwargs["removal_key"] ** 2, axis=1)
+    return beta * np.sum(k * k, axis=1)
