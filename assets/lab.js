@@ -824,13 +824,12 @@ if not hasattr(pyodide.ffi, "jsnull"):
   // One quiet line at the screen's foot when the presenter view leaves something out.
   function fitNote(dropped, tooSmall) {
     const el = $("lab-fit-note");
-    el.textContent = tooSmall ? "This screen is too small for the presenter view's figures at a readable size: widen the window or zoom out (Ctrl −)."
-      : dropped ? "Left out to fit this screen: the readouts beside the figures (they are on the full page; Settings shows the settings)." : "";
+    el.textContent = tooSmall ? "Too small a screen for readable figures: zoom out (Ctrl −)"
+      : dropped ? "Readouts left out to fit this screen" : "";
+    el.title = tooSmall ? "The presenter view's figures do not fit this screen at a readable size: widen the window or zoom out."
+      : dropped ? "To keep the figures readable on this screen, the presenter view leaves out the readouts beside them; the full page (p) shows them." : "";
     el.hidden = !el.textContent;
-    clearTimeout(fitNoteTimer);  // it sits over the screen's foot: said, then out of the way
-    if (el.textContent) fitNoteTimer = setTimeout(() => { el.hidden = true; }, 8000);
   }
-  let fitNoteTimer = null;
   function fitPresenter(full) {
     if (full) fitFull = true;
     if (fitting) { fitAgain = true; return fitting; }
