@@ -460,9 +460,9 @@ def test_the_verdict_in_one_sentence(page):
     # 2 MiB per 16-token block (32 layers · 64 KiB) → 29,000 blocks = 464,000 tokens
     budget = -(-80 * GiB * 92 // 100) - weights_of("llama-3-8b", "bf16") - 2 * GiB
     assert budget // (32 * 16 * 4096) * 16 == 464000
-    assert ("Llama-3-8B fits: 1 sequence of 256K tokens (past the model's own maximum context) "
-            "takes 48.96 GiB; the longest context for 1 sequence is 464,000 tokens, and at 256K "
-            "tokens at most 1 sequence fits.").replace("'", "&#x27;") in verdict
+    assert ("Llama-3-8B fits: 1 sequence of 256K tokens (past its own maximum of 8,192) takes "
+            "48.96 GiB; the longest context for 1 sequence is 464,000 tokens (past its own "
+            "maximum of 8,192), and at 256K tokens at most 1 sequence fits.") in verdict
     page.weight_dtype = "fp8"  # Jamba's 51.57 billion parameters in 48.03 GiB: it fits now
     verdict = page.run.data["verdict"][8]
     v = gpus.gpu_verdict("jamba-v0.1", 262144, 1, "vllm", gpu="H100-80GB", family="jamba",
@@ -472,9 +472,10 @@ def test_the_verdict_in_one_sentence(page):
     page.show(10)  # 1M tokens: Llama's 128 GiB of KV cache does not fit
     verdict = page.run.data["verdict"][10]
     assert verdict in page.verdict.div.text
-    assert ("Llama-3-8B does not fit with 1 sequence of 1M tokens (past the model&#x27;s own "
-            "maximum context) (137.5 GiB): the longest context for 1 sequence is 525,280 "
-            "tokens, and not one sequence of 1M tokens fits.") in verdict
+    assert ("Llama-3-8B does not fit with 1 sequence of 1M tokens (past its own maximum of "
+            "8,192), which would take 137.5 GiB; the longest context for 1 sequence is 525,280 "
+            "tokens (past its own maximum of 8,192), and not one sequence of 1M tokens fits."
+            ) in verdict
 
 
 def test_each_engine_as_sim_engines_allocates(page):

@@ -1,5 +1,7 @@
 """Views and texts of the hybrid page (ui/pages/hybrid.py): the layer strip, the bytes per
-layer and the memory plot, each showing frame t of a run (t indexes CONTEXTS).
+layer and the memory plot, each showing frame t of a run (t indexes CONTEXTS); and, per model,
+what the chosen engine allocates on the chosen GPU (``serve``: sim.engines, sim.gpus and
+sim.weights, every figure sim's), with the readout rows, the verdict and the arithmetic lines.
 
 Anything a user wrote (a model's name, a layer's label, its source) reaches the page as text:
 escaped with ``ui.fmt.text`` in HTML (readouts, captions), plain (``ui.fmt.plain``) where it is
@@ -511,6 +513,7 @@ class Served:
     weights_text: str
     usable: int
     refusal: str = ""
+    max_context: int | None = None  # the model's own longest context (its config.json)
     allocations: list = dc_field(default_factory=list)
     verdicts: list = dc_field(default_factory=list)
     curve: dict = dc_field(default_factory=dict)
@@ -583,7 +586,7 @@ def serve(name: str, model, config: dict | None, why_not: str, s: dict) -> Serve
     family, limit = model_facts(config)
     weights, said = weights_of(config, s["weight_dtype"], why_not)
     options = engine_options(engine, s["kv_dtype"], s["state_dtype"], family)
-    out = Served(name, model, engine, weights, said, usable)
+    out = Served(name, model, engine, weights, said, usable, max_context=limit)
     try:
         if engine == "vllm" and not any(g.mixer.kind != "mlp" for g in model.groups):
             # sim.engines' vLLM plan fails on this with a bare "min() arg is an empty sequence"
@@ -707,18 +710,21 @@ def verdict_text(sv: Served, t: int, sequences: int) -> str:
                     f"{fmt_bytes(OVERHEAD_BYTES)} of overhead alone pass "
                     f"{fmt_bytes(sv.usable)}.")
         return f"{name} does not fit: the fixed state of {seqs} alone passes what the weights leave."
+    limit = sv.max_context
     longest = ("any context (its memory stops growing)" if v["max_tokens"] >= sim_cache.MAX_TOKENS
                else f"{count(v['max_tokens'])} tokens")
+    if limit is not None and v["max_tokens"] > limit:
+        longest += f" (past its own maximum of {count(limit)})"
     most = v["max_sequences"]
     most_text = (f"at {tokens} tokens at most {most:,} sequence{'s fit' if most != 1 else ' fits'}"
                  if most else f"not one sequence of {tokens} tokens fits")
-    beyond = " (past the model's own maximum context)" if v["beyond_max_context"] else ""
+    beyond = f" (past its own maximum of {count(limit)})" if v["beyond_max_context"] else ""
     if v["fits"]:
         return (f"{name} fits: {seqs} of {tokens} tokens{beyond} take"
                 f"{'s' if sequences == 1 else ''} {on_gpu}; the longest context for {seqs} is "
                 f"{longest}, and {most_text}.")
-    return (f"{name} does not fit with {seqs} of {tokens} tokens{beyond} ({on_gpu}): the "
-            f"longest context for {seqs} is {longest}, and {most_text}.")
+    return (f"{name} does not fit with {seqs} of {tokens} tokens{beyond}, which would take "
+            f"{on_gpu}; the longest context for {seqs} is {longest}, and {most_text}.")
 
 
 def verdict_html(t: int, served: dict, sequences: int, gpu_name: str, usable: int) -> str:
