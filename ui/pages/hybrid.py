@@ -208,7 +208,7 @@ class HybridPage(CustomModelBoxes, Page):
         self.verdict = Readout("verdict", stylesheets=[READOUT_CSS], sizing_mode="stretch_width",
                                margin=(0, 10), styles={"font-size": "15px"})
         self.lines = Readout("lines", stylesheets=[READOUT_CSS], sizing_mode="stretch_width",
-                             margin=(0, 10), styles={"font-size": "0.9em"})
+                             margin=(0, 10), styles={"font-size": "14px"})
         self.sources = Readout("sources", sizing_mode="stretch_width", margin=(0, 10),
                                styles={"font-size": "0.9em"})
         return [self.memory, *self.strips.values(), *self.bars.values(), self.readout,

@@ -53,7 +53,7 @@ KIND_COLOURS = {"full": Colorblind8[5], "window": Colorblind8[1], "mla": Colorbl
                 "recurrent": Colorblind8[3], "mlp": "#b0b7bf"}
 SLOT_COLOURS = {"a": Colorblind8[0], "b": Colorblind8[4]}
 # The memory plot's lines per model: (column, legend, dash, width, alpha).
-SERIES = (("gpu_bytes", "on the GPU", "solid", 5, 0.5),
+SERIES = (("gpu_bytes", "on the GPU", "solid", 5, 0.7),
           ("total_bytes", "allocated", "solid", 2.5, 1.0),
           ("kv_cache_bytes", "KV", "dashed", 2.5, 1.0), ("state_bytes", "state", "dotted", 2.5, 1.0),
           ("ideal_bytes", "ideal total", "dashdot", 1.5, 0.8))
