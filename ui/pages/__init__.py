@@ -34,6 +34,9 @@ PAGES = (
     PageInfo("random-features", "random_features", "Random features that approximate softmax",
              "Performer's FAVOR+: softmax weights from m random features, closer as m grows.",
              "Random features"),
+    PageInfo("state-space", "state_space", "State space models: from S4 to Mamba to Mamba-2",
+             "A step size Δ per token decides what the state takes in and what it keeps.",
+             "State space"),
 )
 
 
