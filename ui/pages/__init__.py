@@ -36,7 +36,7 @@ PAGES = (
              "Random features"),
     PageInfo("state-space", "state_space", "State space models: from S4 to Mamba to Mamba-2",
              "A step size Δ per token decides what the state takes in and what it keeps.",
-             "State space"),
+             "SSMs"),
 )
 
 

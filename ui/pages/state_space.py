@@ -117,8 +117,8 @@ class StateSpacePage(Page):
     def make_views(self) -> list:
         cells = {"row_label": "channel d", "col_label": "state index n", "row_symbol": "d",
                  "col_symbol": "n", "width": 280, "height": 250}
-        self.delta = Heatmap("delta", "Mamba's step size Δₜ per channel", row_label="channel d",
-                             col_label="", row_symbol="d", width=150, height=250,
+        self.delta = Heatmap("delta", "Step Δₜ", row_label="channel d",
+                             col_label="Mamba", row_symbol="d", width=150, height=250,
                              value_name="Δ", colorbar=False)
         self.decay = Heatmap("decay", "Mamba's decay exp(Δₜ A)", value_name="kept", **cells)
         self.h = {m: Heatmap(f"h_{m}", sv.STATE_TITLES[m], value_name="h[d, n]", **cells)
