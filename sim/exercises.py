@@ -402,5 +402,92 @@ def hybrid(seed: int) -> Exercise:
     return _draw(seed, make)
 
 
+# Page 7: state space -------------------------------------------------------------------------
+
+STATE_SPACE_STEPS = (0.5, 2.0)  # Δ: never 1, so "B u without Δ" is a different answer
+STATE_SPACE_DECAYS = (0.5, 0.25)  # exp(Δ A[n]): halves and quarters keep it by hand
+
+
+def _ln2(m: float) -> str:
+    """A = −m ln 2 in words: "−ln 2", "−4 ln 2", "−0.5 ln 2"."""
+    return "−ln 2" if m == 1 else f"−{number_text(m)} ln 2"
+
+
+def state_space(seed: int) -> Exercise:
+    """One token of Mamba's selective scan by hand, one channel (d_inner = 1), N = 2:
+    h_t = exp(Δ A) ⊙ h_{t−1} + Δ B u, y_t = C·h_t + D u. Δ is 0.5 or 2 and A[n] = −m ln 2 with
+    exp(Δ A[n]) = 1/2 or 1/4, said in the prompt; h_{t−1}, B, C, u, D small integers. Even
+    seeds ask for y_t, odd ones for h_t. ``given`` holds delta, A, decay, h_prev, B, C, u, D."""
+    seed = check_seed("seed", seed)
+
+    def make(rng):
+        delta = float(rng.choice(STATE_SPACE_STEPS))
+        a = rng.choice(STATE_SPACE_DECAYS, 2)
+        m = -np.log2(a) / delta  # A[n] = −m ln 2, so Δ A[n] = ln a[n]
+        A = -m * np.log(2.0)
+        h_prev, B, C = rng.integers(-3, 4, 2), rng.integers(-2, 3, 2), rng.integers(-2, 3, 2)
+        u, D = int(rng.choice([-3, -2, -1, 1, 2, 3])), int(rng.integers(1, 3))
+        if not h_prev.any() or not B.any() or not C.any():
+            return None
+        wrong_a = 2.0 ** -m  # exp(A), the decay without the step
+        kept, written = a * h_prev, delta * B * u
+        h = kept + written
+        y = float(C @ h + D * u)
+        ask_y = seed % 2 == 0
+        if ask_y:
+            answer = (y,)
+            mistakes = (((float(C @ h),), f"left out the skip: y_t = C·h_t + D u_t, and D u_t = "
+                                         f"{number_text(D * u)} is added to C·h_t"),
+                        ((float(C @ (wrong_a * h_prev + written) + D * u),),
+                         f"used exp(A) = {vec(wrong_a)} in place of exp(Δ A) = {vec(a)}: the "
+                         "decay is taken over the step Δ"),
+                        ((float(C @ (kept + B * u) + D * u),), "multiplied the input by B "
+                         f"without Δ: the state takes in Δ B u, here with Δ = {number_text(delta)}"),
+                        ((float(C @ h_prev + D * u),), "read the old state: y_t reads h_t, after "
+                                                       "this token's update, not h_{t−1}"))
+        else:
+            answer = _tuple(h)
+            mistakes = ((_tuple(wrong_a * h_prev + written), f"used exp(A) = {vec(wrong_a)} in "
+                         f"place of exp(Δ A) = {vec(a)}: the decay is taken over the step Δ"),
+                        (_tuple(kept + B * u), "multiplied the input by B without Δ: the state "
+                         f"takes in Δ B u, here with Δ = {number_text(delta)}"),
+                        (_tuple(h_prev + written), "left out the decay: the old state is kept "
+                                                   "only in the share exp(Δ A)"),
+                        (_tuple(a * (h_prev + written)), "decayed after writing: exp(Δ A) "
+                         "shrinks the old state only, the new input term is added whole"))
+        if not _distinct(answer, *(w for w, _ in mistakes)):
+            return None
+        A_text = "(" + ", ".join(_ln2(x) for x in m) + ")"
+        prompt = (f"One token of Mamba's selective scan, one channel (d_inner = 1), state size "
+                  f"N = 2: h_t = exp(Δ A) ⊙ h_{{t−1}} + Δ B u_t, y_t = C·h_t + D u_t. The step "
+                  f"is Δ = {number_text(delta)} and A = {A_text}, so exp(Δ A) = {vec(a)}. The "
+                  f"previous state is h_{{t−1}} = {vec(h_prev)}; B = {vec(B)}, C = {vec(C)}, "
+                  f"D = {D}, and the input is u_t = {u}. "
+                  + ("What is the output y_t?" if ask_y else
+                     "What is the new state h_t (its two entries)?"))
+        u_ = f"({u})" if u < 0 else str(u)  # a negative factor in brackets
+        steps = [f"The decay: exp(Δ A) = exp({number_text(delta)} · {A_text}) = {vec(a)} "
+                 f"(not exp(A) = {vec(wrong_a)}).",
+                 f"Keep that share of the old state: exp(Δ A) ⊙ h_{{t−1}} = {vec(a)} ⊙ "
+                 f"{vec(h_prev)} = {vec(kept)}.",
+                 f"The input term: Δ B u_t = {number_text(delta)} · {vec(B)} · {u_} = "
+                 f"{vec(written)}.",
+                 f"The new state: h_t = {vec(kept)} + {vec(written)} = {vec(h)}."]
+        if ask_y:
+            steps += [f"Read it: C·h_t = {vec(C)}·{vec(h)} = {number_text(float(C @ h))}.",
+                      f"Add the skip D u_t = {D} · {u_} = {number_text(D * u)}: y_t = "
+                      f"{number_text(y)}."]
+        return Exercise("state-space", seed, prompt, answer,
+                        kind=KIND_NUMBER if ask_y else KIND_VECTOR,
+                        mistakes=tuple((_tuple(w), why) for w, why in mistakes),
+                        steps=tuple(steps),
+                        given={"delta": delta, "A": A.tolist(), "decay": a.tolist(),
+                               "h_prev": h_prev.tolist(), "B": B.tolist(), "C": C.tolist(),
+                               "u": u, "D": D, "ask": "y" if ask_y else "h"})
+
+    return _draw(seed, make)
+
+
 GENERATORS: dict[str, Callable[[int], Exercise]] = {
-    "running-sum": running_sum, "fixed-state": fixed_state, "gates": gates, "hybrid": hybrid}
+    "running-sum": running_sum, "fixed-state": fixed_state, "gates": gates, "hybrid": hybrid,
+    "state-space": state_space}

@@ -89,6 +89,58 @@ def test_hybrid_against_sim_cache(seed):
         assert (float(report["kv_cache_bytes"]),) in [m for m, _ in e.mistakes]
 
 
+def _scan_two_tokens(g):
+    """The exercise's token as the second of two through sim.selective_scan: the first token
+    (Δ = 1, u = 1, B = h_{t−1}) writes the previous state from zero."""
+    u = np.array([[1.0], [g["u"]]])
+    delta = np.array([[1.0], [g["delta"]]])
+    A = np.array([g["A"]])  # (d_inner = 1, N = 2)
+    B = np.array([g["h_prev"], g["B"]], dtype=float)
+    C = np.array([[0.0, 0.0], g["C"]])
+    return sim.selective_scan(u, delta, A, B, C, np.array([float(g["D"])]))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_state_space_against_sims_selective_scan(seed):
+    e = ex.state_space(seed)
+    g = e.given
+    assert _small_integers(g["h_prev"], 3) and _small_integers(g["B"], 2)
+    assert _small_integers(g["C"], 2) and g["u"] != 0 and g["D"] in (1, 2)
+    assert g["delta"] in (0.5, 2.0) and set(g["decay"]) <= {0.5, 0.25}
+    np.testing.assert_allclose(np.exp(g["delta"] * np.array(g["A"])), g["decay"], rtol=1e-12)
+    y, h = _scan_two_tokens(g)
+    np.testing.assert_allclose(h[0, 0], g["h_prev"], rtol=1e-12)  # the previous state, as said
+    if g["ask"] == "y":
+        assert e.kind == ex.KIND_NUMBER and seed % 2 == 0
+        np.testing.assert_allclose(e.answer, [y[1, 0]], rtol=1e-12, atol=1e-12)
+    else:
+        assert e.kind == ex.KIND_VECTOR and seed % 2 == 1
+        np.testing.assert_allclose(e.answer, h[1, 0], rtol=1e-12, atol=1e-12)
+    assert all(x * 4 == round(x * 4) for x in e.answer)  # quarters: by hand
+
+
+def test_state_space_mistakes_are_sims_scan_done_wrong():
+    e = ex.state_space(0)  # y_t
+    g = e.given
+    wrong = {why.split(":")[0]: answer[0] for answer, why in e.mistakes}
+    assert set(wrong) == {"left out the skip", "read the old state",
+                          f"used exp(A) = {ex.vec(np.exp(g['A']))} in place of exp(Δ A) = "
+                          f"{ex.vec(g['decay'])}", "multiplied the input by B without Δ"}
+    no_skip = dict(g, D=0)
+    assert wrong["left out the skip"] == pytest.approx(_scan_two_tokens(no_skip)[0][1, 0])
+    # Δ = 1 with Δ folded into B: the same input term, the decay exp(A)
+    undecayed_step = dict(g, delta=1.0, B=[g["delta"] * b for b in g["B"]])
+    exp_a = [w for k, w in wrong.items() if k.startswith("used exp(A)")][0]
+    assert exp_a == pytest.approx(_scan_two_tokens(undecayed_step)[0][1, 0])  # decay exp(A)
+    no_delta = dict(g, B=[b / g["delta"] for b in g["B"]])
+    assert wrong["multiplied the input by B without Δ"] == pytest.approx(
+        _scan_two_tokens(no_delta)[0][1, 0])
+    assert e.steps[-1].startswith("Add the skip D u_t")
+    h = ex.state_space(1)
+    assert "What is the new state h_t" in h.prompt and len(h.answer) == 2
+    assert any(why.startswith("left out the decay") for _, why in h.mistakes)
+
+
 @pytest.mark.parametrize("make", list(ex.GENERATORS.values()))
 def test_every_exercise_is_its_seeds_alone_and_names_distinct_mistakes(make):
     for seed in SEEDS:

@@ -3,6 +3,8 @@ and the Mamba-2 rule, and what its readouts say at t."""
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import pytest
 from helpers import heat
@@ -89,3 +91,37 @@ def test_link_round_trip_and_csv(page):
     assert lines[0] == "t,model,channel,u,delta,y" and len(lines) == 1 + 10 * 3 * 3
     row = dict(zip(lines[0].split(","), lines[1].split(",")))
     assert row["model"] == "mamba" and float(row["y"]) == page.run.data["y_mamba"][0]
+
+
+def test_your_turn_is_one_token_of_the_selective_scan_and_names_the_mistakes(page):
+    from sim import exercises as sim_exercises  # noqa: PLC0415
+    from ui.exercises import GENERATORS, check  # noqa: PLC0415
+
+    assert GENERATORS["state-space"] is sim_exercises.state_space
+    box = page.exercise_box
+    assert page.exercise == 0 and box.exercise == sim_exercises.state_space(0)
+    assert "Your turn" in box.prompt.object and "selective scan" in box.prompt.object
+    box.answer.value = box.exercise.answer_text  # Enter: checked at once
+    assert box.verdict == "right" and "Right" in box.feedback.object
+    for wrong, why in box.exercise.mistakes:  # every usual mistake is named in words
+        feedback = check(box.exercise, ", ".join(str(x) for x in wrong))
+        assert feedback.verdict == "mistake" and why.split(":")[0] in feedback.html
+    names = " ".join(why for _, why in box.exercise.mistakes)
+    assert "skip" in names and "exp(A)" in names and "without Δ" in names
+    page.exercise = 1  # h_t: two numbers, typed as a vector
+    h = box.exercise.answer
+    assert len(h) == 2 and check(box.exercise, f"({h[0]}, {h[1]})").verdict == "right"
+    assert "left out the decay" in check(box.exercise, ", ".join(
+        str(x) for x in next(w for w, why in box.exercise.mistakes
+                             if why.startswith("left out the decay")))).html
+
+
+def test_your_turn_travels_in_the_link(page):
+    run = page.run
+    page.exercise = 7
+    assert page.run is run  # the exercise changes no plot
+    assert "ex=7" in to_query(page).split("&")
+    fresh = StateSpacePage()
+    assert apply_query(fresh, "ex=7") == [] and fresh.exercise == 7
+    assert fresh.exercise_box.exercise.seed == 7
+    assert html.escape(fresh.exercise_box.exercise.prompt) in fresh.exercise_box.prompt.object

@@ -6,6 +6,8 @@ and token, B and C per token), the time-invariant S4D (one fixed Δ, fixed B and
 (one Δ per token for the whole head, one scalar A) on the same input u, all with A[d, n] =
 −(n + 1) (S4D-real) but Mamba-2's A = −1, and keeps every h_t, the decay exp(Δ_t A), Δ_t and
 the outputs y_t = C_tᵀ h_t + D u_t. The views (ui/views/state_space.py) show token t of it.
+"Your turn" (``exercise``, link key ``ex``): one token of the scan by hand
+(``sim.exercises.state_space``).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import panel as pn
 import param
 
 import sim
+from ui.exercises import exercise_setting
 from ui.page import Page, Run
 from ui.views import Heatmap, LinePlot, Readout
 from ui.views import state_space as sv
@@ -35,6 +38,7 @@ def inverse_softplus(y: float) -> float:
 class StateSpacePage(Page):
     title = "State space models: from S4 to Mamba to Mamba-2"
     slug = "state-space"
+    link_keys = {"exercise": "ex"}
     stops = (("start", "stop_start"), ("the first pulse", "stop_pulse"),
              ("the second pulse", "stop_pulse2"))
 
@@ -51,6 +55,7 @@ class StateSpacePage(Page):
     skip = param.Number(1.0, bounds=(0.0, 2.0), step=0.05, label="Skip D",
                         doc="y = Cᵀh + D u: the input passed straight to the output")
     seed = param.Integer(0, bounds=(0, 2**31 - 1), label="Seed")
+    exercise = exercise_setting()  # "Your turn": one token of the selective scan by hand
 
     # The run ---------------------------------------------------------------------------------
     def inputs(self) -> dict[str, np.ndarray]:
