@@ -530,11 +530,19 @@ def _falcon_h1(r: _Reader, family: str) -> list[dict[str, Any]]:
 
 
 def _granite_hybrid(r: _Reader, family: str) -> list[dict[str, Any]]:
-    """Granite-4.0-H (granitemoehybrid): `layer_types` "mamba" / "attention"; Mamba-2 sizes
-    mamba_n_heads, mamba_d_head (or d_inner / heads), mamba_d_state, mamba_n_groups,
-    mamba_d_conv, mamba_expand; the experts are in the MLP and do not change the cache."""
+    """Granite-4.0-H (granitemoehybrid): `layer_types` "mamba" / "attention" (transformers 5
+    re-saves them as "linear_attention" / "full_attention"; `layers_block_type` is its other
+    name, and both present must agree); Mamba-2 sizes mamba_n_heads, mamba_d_head (or
+    d_inner / heads), mamba_d_state, mamba_n_groups, mamba_d_conv, mamba_expand; the experts
+    are in the MLP and do not change the cache."""
     n = _layers(r)
-    pattern = _kinds_by_layer(r, "layer_types", n, {"mamba": "M", "attention": "A"})
+    kinds = {"mamba": "M", "linear_attention": "M", "attention": "A", "full_attention": "A"}
+    keys = [key for key in ("layer_types", "layers_block_type") if r.has(key)] or ["layer_types"]
+    patterns = {key: _kinds_by_layer(r, key, n, kinds) for key in keys}
+    if len(patterns) == 2:
+        _agree(r, "layer_types", patterns["layer_types"], "layers_block_type",
+               patterns["layers_block_type"])
+    pattern = patterns[keys[0]]
     d_inner = r.derive("d_inner = mamba_expand · hidden_size",
                        r.int("mamba_expand") * r.int("hidden_size"))
     heads = r.int("mamba_n_heads")

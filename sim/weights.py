@@ -26,8 +26,11 @@ int4 is half a byte per parameter plus one bf16 scale (2 bytes) per group of 128
 (GPTQ/AWQ-style, group size 128, zero points not counted). Every tensor is taken at the same
 dtype (real checkpoints often keep embeddings and norms in bf16: a lower bound for fp8/int4).
 
-Families without a formula here (Granite-4.0-H, LFM2: docs/engines.md gives none) are refused
-with one line naming model_type; their cache figures (sim.hf_config) stand. A multimodal
+Granite-4.0-H, LFM2 and Nemotron-H's MoE blocks (Nemotron 3) have no formula in docs/engines.md
+§4: theirs are written from the module shapes of transformers 5.23 (`modeling_granitemoehybrid.py`,
+`modeling_lfm2.py`, `modeling_nemotron_h.py`), each in its function's docstring, from the
+module types of §4 (GQA attention, Mamba-2, SwiGLU, MoE). A family without a formula is
+refused with one line naming model_type; its cache figures (sim.hf_config) stand. A multimodal
 wrapper counts its text_config's language model only.
 """
 
@@ -492,27 +495,62 @@ def _minimax(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
 
 
 def _nemotron_h(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
+    """Blocks of one kind each (hybrid_override_pattern): Mamba-2 (M), attention (*), a relu²
+    MLP (-) up I·H + down H·I, or MoE (E, Nemotron 3): router E·H (its score-correction bias
+    is a buffer, not a parameter), E experts of up I_moe·L and down L·I_moe (relu², no gate;
+    L = moe_latent_size, else H), a shared relu² expert of moe_shared_expert_intermediate_size,
+    and with a latent size fc1 H·L and fc2 L·H; mlp_bias adds the biases of every MLP part.
+    One norm H per block."""
     H, V = r.int("hidden_size"), r.int("vocab_size")
     tied = _tied(r, False, "NemotronHConfig default")
     b.embeddings(V, H, tied)
-    if _count(model, "MoE"):
-        raise ValueError("hybrid_override_pattern: MoE blocks (E) are not counted yet; the "
-                         "cache figures stand, the parameter count does not")
     mamba = _count(model, "recurrent")
-    mixer = next(g.mixer for g in model.groups if g.mixer.kind == "recurrent")
-    heads, head_dim, N = mixer.state_shape
-    d = heads * head_dim
-    b.mamba2("mamba", mamba, H, heads, d, (mixer.conv_channels - d) // (2 * N), N,
-             mixer.conv_kernel, conv_bias=r.bool("use_conv_bias", True, "NemotronHConfig default"),
-             proj_bias=r.bool("use_bias", False, "NemotronHConfig default"))
+    if mamba:
+        mixer = next(g.mixer for g in model.groups if g.mixer.kind == "recurrent")
+        heads, head_dim, N = mixer.state_shape
+        d = heads * head_dim
+        b.mamba2("mamba", mamba, H, heads, d, (mixer.conv_channels - d) // (2 * N), N,
+                 mixer.conv_kernel,
+                 conv_bias=r.bool("use_conv_bias", True, "NemotronHConfig default"),
+                 proj_bias=r.bool("use_bias", False, "NemotronHConfig default"))
     attention = _count(model, "attention")
-    b.gqa("attention", attention, H, r.int("num_attention_heads"), _kv_heads(r),
-          _head_dim(r, "attention_head_dim"))
-    mlp, I = _count(model, "mlp"), r.int("intermediate_size")  # noqa: E741
-    b.add("mlp.up_proj", (I, H), mlp)  # relu²: up and down only
-    b.add("mlp.down_proj", (H, I), mlp)
+    if attention:
+        b.gqa("attention", attention, H, r.int("num_attention_heads"), _kv_heads(r),
+              _head_dim(r, "attention_head_dim"))
+    bias = r.bool("mlp_bias", False, "NemotronHConfig default")
+    mlp = _count(model, "mlp") - _count(model, "MoE")
+    if mlp:
+        _relu2("mlp", b, mlp, H, r.int("intermediate_size"), bias)
+    moe = _count(model, "MoE")
+    if moe:
+        E = r.first("n_routed_experts", "num_local_experts")
+        k = r.int("num_experts_per_tok", high=E)
+        I_moe = r.int("moe_intermediate_size")
+        latent = r.int("moe_latent_size") if r.has("moe_latent_size") else None
+        L = latent or H
+        b.add("moe.router", (E, H), moe)
+        b.add("moe.experts.up_proj", (E, I_moe, L), moe, experts=(E, k))
+        b.add("moe.experts.down_proj", (E, L, I_moe), moe, experts=(E, k))
+        _relu2("moe.shared_experts", b, moe, H, r.int(
+            "moe_shared_expert_intermediate_size", default=7688, why="NemotronHConfig default"),
+            bias)
+        if latent:
+            b.add("moe.fc1_latent_proj", (L, H), moe)
+            b.add("moe.fc2_latent_proj", (H, L), moe)
+            if bias:
+                b.add("moe.fc1_latent_proj.bias", (L,), moe)
+                b.add("moe.fc2_latent_proj.bias", (H,), moe)
     b.norms(model.n_layers, H, 1)  # one norm per block
     return tied
+
+
+def _relu2(where: str, b: _Builder, n: int, H: int, I: int, bias: bool) -> None:  # noqa: E741
+    """Nemotron-H's MLP: up (I, H) and down (H, I), relu² between them (no gate)."""
+    b.add(f"{where}.up_proj", (I, H), n)
+    b.add(f"{where}.down_proj", (H, I), n)
+    if bias:
+        b.add(f"{where}.up_proj.bias", (I,), n)
+        b.add(f"{where}.down_proj.bias", (H,), n)
 
 
 def _falcon_h1(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
@@ -534,13 +572,109 @@ def _falcon_h1(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
     return tied
 
 
+def _granite_hybrid(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
+    """Granite-4.0-H (transformers `modeling_granitemoehybrid.py`): every layer has Mamba-2 or
+    attention (q, k, v, o with biases when attention_bias), then the MoE (when
+    num_local_experts > 0: router E·H, experts gate_up (E, 2I, H) and down (E, H, I),
+    I = intermediate_size) plus a shared SwiGLU MLP that every layer has (input_linear
+    2·I_sh·H, output_linear I_sh·H, I_sh = shared_intermediate_size); 2 norms H per layer.
+    Mamba-2 as the formula (gated norm d; conv bias mamba_conv_bias, projection biases
+    mamba_proj_bias)."""
+    n, H, V = model.n_layers, r.int("hidden_size"), r.int("vocab_size")
+    tied = _tied(r, False, "GraniteMoeHybridConfig default")
+    b.embeddings(V, H, tied)
+    attention = _count(model, "attention")
+    bias = r.bool("attention_bias", False, "GraniteMoeHybridConfig default")
+    b.gqa("attention", attention, H, r.int("num_attention_heads"), _kv_heads(r), _head_dim(r),
+          qkv_bias=bias, o_bias=bias)
+    mamba = n - attention
+    if mamba:
+        mixer = next(g.mixer for g in model.groups if g.mixer.kind == "recurrent")
+        heads, head_dim, N = mixer.state_shape
+        d = heads * head_dim
+        b.mamba2("mamba", mamba, H, heads, d, (mixer.conv_channels - d) // (2 * N), N,
+                 mixer.conv_kernel,
+                 conv_bias=r.bool("mamba_conv_bias", True, "GraniteMoeHybridConfig default"),
+                 proj_bias=r.bool("mamba_proj_bias", False, "GraniteMoeHybridConfig default"))
+    E = r.int("num_local_experts", low=0, default=8, why="GraniteMoeHybridConfig default")
+    if E:
+        k = r.int("num_experts_per_tok", high=E, default=min(2, E),
+                  why="GraniteMoeHybridConfig default")
+        I = r.int("intermediate_size", default=11008,  # noqa: E741
+                  why="GraniteMoeHybridConfig default")
+        b.add("moe.router", (E, H), n)
+        b.add("moe.experts.gate_up_proj", (E, 2 * I, H), n, experts=(E, k))
+        b.add("moe.experts.down_proj", (E, H, I), n, experts=(E, k))
+    shared = r.int("shared_intermediate_size", default=1024, why="GraniteMoeHybridConfig default")
+    b.add("shared_mlp.input_linear", (2 * shared, H), n)
+    b.add("shared_mlp.output_linear", (H, shared), n)
+    b.norms(n, H)
+    return tied
+
+
+def _lfm2_intermediate(r: _Reader) -> int:
+    """LFM2's MLP width (`Lfm2MLP`): block_ff_dim (or intermediate_size), and with
+    block_auto_adjust_ff_dim: ⌊2I/3⌋, then ⌊multiplier · that⌋ rounded up to a multiple of
+    block_multiple_of (when block_ffn_dim_multiplier is not null)."""
+    key = "block_ff_dim" if r.has("block_ff_dim") else "intermediate_size"
+    width = r.int(key, default=12288, why="Lfm2Config default")
+    if not r.bool("block_auto_adjust_ff_dim", True, "Lfm2Config default"):
+        return width
+    width = 2 * width // 3
+    multiplier = r.raw("block_ffn_dim_multiplier") if "block_ffn_dim_multiplier" in r.config \
+        else 1.0
+    if multiplier is None:
+        return r.derive(f"MLP width = ⌊2 · {key} / 3⌋", width)
+    if isinstance(multiplier, bool) or not isinstance(multiplier, (int, float)) or not (
+            0 < multiplier <= 64):
+        raise ValueError(f"block_ffn_dim_multiplier: expected a number above 0 and at most 64, "
+                         f"got {describe_value(multiplier)}")
+    every = r.int("block_multiple_of", default=256, why="Lfm2Config default")
+    width = -(-int(multiplier * width) // every) * every
+    return r.derive(f"MLP width = {every} · ⌈⌊{multiplier:g} · ⌊2 · {key} / 3⌋⌋ / {every}⌉",
+                    width)
+
+
+def _lfm2(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
+    """LFM2 (transformers `modeling_lfm2.py`): a short-convolution layer is in_proj 3H·H, a
+    depthwise conv H·K and out_proj H·H (biases on all three when conv_bias); an attention
+    layer q, k, v, out_proj without biases plus q_layernorm and k_layernorm hd each; every
+    layer a SwiGLU MLP (w1, w3 I′·H, w2 H·I′, I′ from `_lfm2_intermediate`) and 2 norms H;
+    one final norm H (`embedding_norm`, applied after the last layer). Tied unless
+    tie_word_embeddings (or the original spelling tie_embedding) says otherwise."""
+    n, H, V = model.n_layers, r.int("hidden_size"), r.int("vocab_size")
+    key = "tie_embedding" if "tie_embedding" in r.config else "tie_word_embeddings"
+    tied = _tied(r, True, "Lfm2Config default", key)
+    b.embeddings(V, H, tied)
+    attention = _count(model, "attention")
+    b.gqa("attention", attention, H, r.int("num_attention_heads"), _kv_heads(r), _head_dim(r),
+          qk_norm=True)
+    conv = n - attention
+    K = r.int("conv_L_cache", low=2, default=3, why="Lfm2Config default")
+    bias = r.bool("conv_bias", False, "Lfm2Config default")
+    b.add("short_conv.in_proj", (3 * H, H), conv)
+    b.add("short_conv.conv", (H, 1, K), conv)
+    b.add("short_conv.out_proj", (H, H), conv)
+    if bias:
+        b.add("short_conv.in_proj.bias", (3 * H,), conv)
+        b.add("short_conv.conv.bias", (H,), conv)
+        b.add("short_conv.out_proj.bias", (H,), conv)
+    width = _lfm2_intermediate(r)
+    b.add("feed_forward.w1", (width, H), n)
+    b.add("feed_forward.w3", (width, H), n)
+    b.add("feed_forward.w2", (H, width), n)
+    b.norms(n, H)
+    return tied
+
+
 _DECODERS = ("llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma",
              "gemma2", "gemma3_text", "phi3", "gpt_oss", "deepseek_v3")
 _COUNTERS = {**{family: _decoder for family in _DECODERS},
              "mamba2": _mamba2_family, "jamba": _jamba, "zamba2": _zamba2,
              "recurrent_gemma": _recurrent_gemma, "qwen3_next": _qwen3_next,
              "qwen3_5_text": _qwen3_next, "kimi_linear": _kimi_linear, "minimax": _minimax,
-             "nemotron_h": _nemotron_h, "falcon_h1": _falcon_h1}
+             "nemotron_h": _nemotron_h, "falcon_h1": _falcon_h1,
+             "granitemoehybrid": _granite_hybrid, "lfm2": _lfm2}
 COUNTED_FAMILIES = tuple(_COUNTERS)
 
 

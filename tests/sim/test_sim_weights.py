@@ -3,14 +3,15 @@ by hand (docs/engines.md §4), checked against the published totals where engine
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from sim.cache import PRESETS, cache_report
-from sim.hf_config import from_hf_config
+from sim.hf_config import FAMILIES, from_hf_config
 from sim.presets import PRESET_HF_CONFIGS
-from sim.weights import parameter_count, parameter_report, weight_bytes
+from sim.weights import COUNTED_FAMILIES, parameter_count, parameter_report, weight_bytes
 
 FIXTURES = Path(__file__).parent / "hf_configs"
 
@@ -179,8 +180,115 @@ def test_weight_bytes_at_each_dtype() -> None:
     assert report["params_active_without_embeddings"] == P - 2 * 128256 * 4096
 
 
-def test_families_without_a_formula_are_named() -> None:
-    with pytest.raises(ValueError, match=r"^model_type: no parameter formula for 'lfm2' yet"):
-        parameter_count({"model_type": "lfm2", "num_hidden_layers": 2, "hidden_size": 64,
-                         "num_attention_heads": 4, "num_key_value_heads": 2,
-                         "conv_L_cache": 3, "layer_types": ["conv", "full_attention"]})
+def test_every_family_read_from_config_json_has_a_formula() -> None:
+    assert set(COUNTED_FAMILIES) == set(FAMILIES)
+
+
+# --- the three formulas docs/engines.md does not give, written from transformers 5.23's modules ---
+
+def _load(name: str) -> dict:
+    return json.loads((FIXTURES / f"{name}.json").read_text())
+
+
+def test_granite_4_h_small_by_hand() -> None:
+    # ibm-granite/granite-4.0-h-small: 40 layers (attention at 5, 15, 25, 35; 36 Mamba-2),
+    # MoE in every layer (72 experts, 10 per token, width 768) beside a shared MLP of 1536
+    H, V, E, k, I, Ish = 4096, 100352, 72, 10, 768, 1536  # noqa: E741 — tied embedding
+    heads, d, G, N, K = 128, 128 * 64, 1, 128, 4
+    c = d + 2 * G * N  # conv channels 8448
+    mamba = (H * (d + c + heads)  # in_proj: z, x B C, dt
+             + c * K + c  # depthwise conv1d with its bias (mamba_conv_bias)
+             + 3 * heads  # dt_bias, A_log, D
+             + d  # the gated RMSNorm over d_inner
+             + d * H)  # out_proj
+    assert mamba == 102_286_976
+    attention = H * 32 * 128 + 2 * H * 8 * 128 + 32 * 128 * H  # no biases
+    router, experts, shared = E * H, E * 2 * I * H + E * H * I, 2 * Ish * H + Ish * H
+    layer_ffn = router + experts + shared + 2 * H  # + input and post-attention norms
+    total = V * H + H + 36 * mamba + 4 * attention + 40 * layer_ffn
+    active = total - 40 * (E - k) * 3 * H * I
+    count = parameter_count(_load("granite-4.0-h-small"))
+    assert (count.total, count.active) == (total, active) == (32_207_337_984, 8_803_121_664)
+    # IBM's model card: "32B total / 9B active" (with the tied embedding: 8.8B)
+    assert round(total / 1e9) == 32 and round(active / 1e9) == 9
+    assert count.active_without_embeddings == active - V * H
+
+
+def test_granite_4_h_dense_and_transformers_5_names() -> None:
+    # Granite-4.0-H-Micro's shape: no experts (num_local_experts 0), every layer a shared MLP
+    # of 8192; hidden 2048, 64 Mamba heads of 64, attention at 5, 15, 25, 35
+    config = _load("granite-4.0-h-small") | {
+        "hidden_size": 2048, "num_local_experts": 0, "num_experts_per_tok": 0,
+        "shared_intermediate_size": 8192, "mamba_n_heads": 64}
+    H, V, heads, d, c = 2048, 100352, 64, 4096, 4096 + 256
+    mamba = H * (d + c + heads) + c * 4 + c + 3 * heads + d + d * H
+    attention = H * 2048 + 2 * H * 8 * 64 + 2048 * H
+    total = V * H + H + 36 * mamba + 4 * attention + 40 * (3 * H * 8192 + 2 * H)
+    count = parameter_count(config)
+    assert count.total == count.active == total == 3_191_396_096  # the card's "3B"
+    assert not any(t.name.startswith("moe.") for t in count.tensors)
+    # attention_bias puts a bias on q, k, v and o
+    biased = parameter_count(config | {"attention_bias": True})
+    assert biased.total - total == 4 * (2048 + 2 * 512 + H)
+    # transformers 5 re-saves the layer kinds as linear_attention / full_attention
+    renamed = [{"mamba": "linear_attention", "attention": "full_attention"}[x]
+               for x in config["layer_types"]]
+    assert parameter_count(config | {"layer_types": renamed}).total == total
+    resaved = {k: v for k, v in config.items() if k != "layer_types"} | {
+        "layers_block_type": renamed}
+    assert parameter_count(resaved).total == total
+    with pytest.raises(ValueError, match=r"^layer_types, layers_block_type: the two fields "
+                                         r"contradict each other \(first at layer 0\)"):
+        parameter_count(config | {"layers_block_type": ["attention"] * 40})
+
+
+def test_lfm2_1_2b_by_hand() -> None:
+    # LiquidAI/LFM2-1.2B: 16 layers, 10 short convolutions and 6 attention (2, 5, 8, 10, 12,
+    # 14); block_ff_dim 12288 auto-adjusted to 256 · ⌈⌊2 · 12288 / 3⌋ / 256⌉ = 8192
+    H, V, K, I = 2048, 65536, 3, 8192  # noqa: E741 — tied embedding
+    conv = 3 * H * H + H * K + H * H  # in_proj (B, C, x), depthwise conv, out_proj; no biases
+    attention = H * 32 * 64 + 2 * H * 8 * 64 + 32 * 64 * H + 2 * 64  # + q_layernorm, k_layernorm
+    layer = 3 * H * I + 2 * H  # SwiGLU w1, w3, w2; operator_norm and ffn_norm
+    total = V * H + H + 10 * conv + 6 * attention + 16 * layer  # + embedding_norm (final)
+    count = parameter_count(_load("lfm2-1.2b"))
+    assert count.total == count.active == total
+    assert total == 1_170_340_608  # the LFM2 model card's "Parameters" row, to the parameter
+    assert count.by_part()["short_conv"] == 10 * conv
+    # the original spelling tie_embedding, an untied head, conv biases, no auto-adjust
+    config = _load("lfm2-1.2b")
+    assert parameter_count(config | {"tie_embedding": False}).total == total + V * H
+    assert parameter_count(config | {"conv_bias": True}).total == total + 10 * 5 * H
+    plain = parameter_count(config | {"block_auto_adjust_ff_dim": False}).total
+    assert plain == total + 16 * 3 * H * (12288 - I)
+    # a multiplier rounds up to block_multiple_of: ⌊1.3 · 8192⌋ = 10649 → 10752
+    wider = parameter_count(config | {"block_ffn_dim_multiplier": 1.3}).total
+    assert wider == total + 16 * 3 * H * (10752 - I)
+    with pytest.raises(ValueError, match=r"^block_ffn_dim_multiplier: expected a number above 0"):
+        parameter_count(config | {"block_ffn_dim_multiplier": "big"})
+
+
+def test_nemotron_3_nano_moe_by_hand() -> None:
+    # nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B: 52 blocks, 23 Mamba-2 (M), 23 MoE (E), 6 attention
+    # (*); 128 relu² experts of 1856, 6 per token, one shared relu² expert of 3712
+    H, V, E, k, I, Ish = 2688, 131072, 128, 6, 1856, 3712  # noqa: E741
+    heads, d, G, N, K = 64, 64 * 64, 8, 128, 4
+    c = d + 2 * G * N
+    mamba = H * (d + c + heads) + c * K + c + 3 * heads + d + d * H
+    attention = H * 32 * 128 + 2 * H * 2 * 128 + 32 * 128 * H
+    moe = (E * H  # router (its e_score_correction_bias is a buffer)
+           + E * I * H + E * H * I  # experts' up and down, no gate
+           + Ish * H + H * Ish)  # the shared expert
+    total = 2 * V * H + H + 23 * mamba + 6 * attention + 23 * moe + 52 * H
+    active = total - 23 * (E - k) * 2 * H * I
+    count = parameter_count(_load("nemotron-3-nano-30b-a3b"))
+    assert (count.total, count.active) == (total, active) == (31_577_937_344, 3_580_073_408)
+    # NVIDIA: "31.6B total, 3.2B active (3.6B including embeddings)": 3.2B leaves out the
+    # input embedding only, the lm_head counts
+    assert round(total / 1e8) == 316 and round(active / 1e8) == 36
+    assert round((active - V * H) / 1e8) == 32
+    # a latent MoE (moe_latent_size L): experts on L, fc1 H·L and fc2 L·H around them
+    L = 1024
+    latent = parameter_count(_load("nemotron-3-nano-30b-a3b") | {"moe_latent_size": L})
+    assert latent.total == total + 23 * (2 * E * I * (L - H) + 2 * H * L)
+    # the dense Nemotron-H-8B is unchanged by the MoE formula
+    assert parameter_count(PRESET_HF_CONFIGS["nemotron-h-8b"]).total == _nemotron()[0]
