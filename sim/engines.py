@@ -146,6 +146,11 @@ def _int(name: str, value: Any, low: int, high: int) -> int:
     return check_int(name, value, low, high)
 
 
+def _plural(n: int, word: str) -> str:
+    """"1 sequence", "4 sequences"."""
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
 def _is_mamba1(m: Mixer) -> bool:
     return m.label == "Mamba"
 
@@ -257,6 +262,8 @@ def _vllm_plan(model: Model, kv_dtype: str, conv_dtype: str, ssm_dtype: str, pre
         else:
             continue
         buckets[key] = buckets.get(key, 0) + g.count
+    if not buckets:  # MLP layers only: no KV, no state, nothing per token or sequence
+        return _VllmPlan(None, 0, None, 0, (), 0, {}, None, conv_dtype, ssm_dtype)
     counts = list(buckets.values())
     smallest, largest_bucket = min(counts), max(counts)
     size = largest_bucket if largest_bucket < 1.5 * smallest else smallest
@@ -282,6 +289,12 @@ def _vllm(model: Model, tokens: int, sequences: int, kv_dtype: str, conv_dtype: 
     kv, state = (per_block * attention_blocks * sequences, per_block * state_blocks * sequences)
     lines = [f"vLLM 0.33.0: KV {kv_dtype}, state conv {conv_dtype} / ssm {ssm_dtype}, prefix "
              f"caching {'on' if prefix_caching else 'off'}, {speculative} speculative tokens"]
+    if not plan.groups:
+        lines.append("no attention and no state layers: nothing is allocated per token or "
+                     "sequence, 0 bytes")
+        return Allocation("vllm", tokens, sequences, 0, 0, None,
+                          {"block_tokens": None, "groups": 0, "bytes_per_block": 0,
+                           "conv_dtype": conv_dtype, "ssm_dtype": ssm_dtype}, tuple(lines))
     if plan.attn1 is not None and plan.state_page:
         padding = plan.page_bytes - plan.state_page
         lines += [
@@ -300,8 +313,8 @@ def _vllm(model: Model, tokens: int, sequences: int, kv_dtype: str, conv_dtype: 
               f"bytes per block = {plan.group_size} · {plan.page_bytes:,} = {per_block:,}",
               f"blocks per request at {tokens:,} tokens: {attention_blocks:,} attention + "
               f"{state_blocks:,} state = {attention_blocks + state_blocks:,}",
-              f"allocated = {per_block:,} · {attention_blocks + state_blocks:,} · {sequences} "
-              f"sequence{'s' if sequences != 1 else ''} = {kv + state:,} bytes"]
+              f"allocated = {per_block:,} · {attention_blocks + state_blocks:,} · "
+              f"{_plural(sequences, 'sequence')} = {kv + state:,} bytes"]
     detail = {"block_tokens": plan.block_tokens, "page_bytes": plan.page_bytes,
               "attention_page_per_token_bytes": plan.attn1, "state_page_bytes": plan.state_page,
               "group_size": plan.group_size, "groups": len(plan.groups),
@@ -350,12 +363,12 @@ def _llama_cpp(model: Model, tokens: int, sequences: int, kv_type: str, server: 
                   if g.mixer.kind == "recurrent")
     state = numbers * 4 * max(1, slots)
     lines = [f"llama.cpp 0c1e570: KV {kv_type}, state f32 (hard-coded), "
-             f"{'server default: 4 slots, unified' if server else f'{slots} sequence(s)'}",
+             f"{'server default: 4 slots, unified' if server else _plural(slots, 'sequence')}",
              f"context {tokens:,} tokens per sequence → n_ctx = {n_ctx:,} cells "
              f"({'shared' if unified and slots > 1 else 'rounded up to a multiple of 256'}"
              f"{'' if unified else f', {n_ctx_seq:,} per sequence'})",
-             f"KV = {kv:,} bytes; state = {numbers:,} numbers · 4 bytes · {max(1, slots)} "
-             f"slot(s) = {state:,} bytes"]
+             f"KV = {kv:,} bytes; state = {numbers:,} numbers · 4 bytes · "
+             f"{_plural(max(1, slots), 'slot')} = {state:,} bytes"]
     detail = {"n_ctx": n_ctx, "n_ctx_seq": n_ctx_seq, "slots": slots, "unified": unified,
               "kv_type": kv_type}
     return Allocation("llama.cpp", tokens, sequences, kv, state, None, detail, tuple(lines))
@@ -376,7 +389,7 @@ def _sglang(model: Model, tokens: int, sequences: int, kv_dtype: str, ssm_dtype:
     lines = [f"SGLang 0.5.23: KV {kv_dtype} with page size 1 (no block rounding), state conv bf16 "
              f"/ ssm {ssm_dtype}",
              f"KV = {kv:,} bytes for {sequences} × {tokens:,} tokens",
-             f"state slot = {slot:,} bytes; {ratio} slot(s) per request "
+             f"state slot = {slot:,} bytes; {_plural(ratio, 'slot')} per request "
              f"({'radix cache' if radix_cache else 'radix cache off'}) · {sequences}"
              + (f" + speculative {slot:,} · {sequences + 1} · {speculative}" if speculative else "")
              + f" = {state:,} bytes"]

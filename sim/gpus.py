@@ -79,14 +79,23 @@ def engine_budget(engine: str, memory_bytes: int, weight_bytes: int,
             f"vLLM requests ⌈{num / den:.2f} × {memory:,}⌉ = {requested:,} bytes "
             f"(gpu_memory_utilization {num / den:.2f})",
             f"budget for KV and state = {requested:,} − weights {weights:,} − overhead "
-            f"{overhead:,} (activations, CUDA graphs) = {budget:,} bytes ({_fmt(budget)})"]
+            f"{overhead:,} (activations, CUDA graphs) = {_signed(budget)} bytes ({_fmt(budget)})"]
     budget = memory - weights - overhead
     return budget, [f"budget for KV and state = {memory:,} − weights {weights:,} − overhead "
-                    f"{overhead:,} = {budget:,} bytes ({_fmt(budget)})"]
+                    f"{overhead:,} = {_signed(budget)} bytes ({_fmt(budget)})"]
 
 
 def _fmt(n: int) -> str:
     return ("−" + format_bytes(-n)) if n < 0 else format_bytes(n)
+
+
+def _signed(n: int) -> str:
+    """n with thousands separators and a minus sign (−), not a hyphen, when negative."""
+    return f"−{-n:,}" if n < 0 else f"{n:,}"
+
+
+def _sequences(n: int) -> str:
+    return f"{n:,} sequence{'' if n == 1 else 's'}"
 
 
 def _largest(fits: Any, low: int, high: int) -> int | None:
@@ -128,9 +137,9 @@ def gpu_verdict(model: Any, tokens: int, sequences: int = 1, engine: str = "vllm
                     f"{ENGINE_VERSIONS[engine]}")
     allocated = run(tokens, sequences).total_bytes
     fits = allocated <= budget
-    lines.append(f"{sequences} sequence{'s' if sequences != 1 else ''} × {tokens:,} tokens "
-                 f"allocate {allocated:,} bytes ({_fmt(allocated)}) "
-                 f"{'≤' if fits else '>'} {budget:,}: {'fits' if fits else 'does not fit'}")
+    lines.append(f"{_sequences(sequences)} × {tokens:,} tokens "
+                 f"allocate{'s' if sequences == 1 else ''} {allocated:,} bytes ({_fmt(allocated)}) "
+                 f"{'≤' if fits else '>'} {_signed(budget)}: {'fits' if fits else 'does not fit'}")
     if engine == "vllm" and not fits:
         lines.append("vLLM refuses to start when one request at max_model_len does not fit "
                      "(get_kv_cache_configs): lower --max-model-len to the longest context below")
@@ -138,14 +147,14 @@ def gpu_verdict(model: Any, tokens: int, sequences: int = 1, engine: str = "vllm
     if max_tokens is None and budget < 0:
         lines.append("the weights and the overhead alone pass the memory: nothing fits")
     elif max_tokens is None:
-        lines.append(f"even 0 tokens do not fit for {sequences} sequence(s): the fixed state "
+        lines.append(f"even 0 tokens do not fit for {_sequences(sequences)}: the fixed state "
                      f"alone takes {run(0, sequences).total_bytes:,} bytes")
     else:
         at = run(max_tokens, sequences).total_bytes
-        lines.append(f"longest context for {sequences} sequence(s): {max_tokens:,} tokens "
+        lines.append(f"longest context for {_sequences(sequences)}: {max_tokens:,} tokens "
                      f"(allocates {at:,} bytes; one more token would pass the budget)"
                      if max_tokens < MAX_TOKENS else
-                     f"longest context for {sequences} sequence(s): at least {MAX_TOKENS:,} tokens")
+                     f"longest context for {_sequences(sequences)}: at least {MAX_TOKENS:,} tokens")
     most = _largest(lambda n: run(tokens, n).total_bytes <= budget, 1, MAX_BATCH) or 0
     lines.append(f"most sequences at {tokens:,} tokens: {'at least ' if most == MAX_BATCH else ''}"
                  f"{most:,}"

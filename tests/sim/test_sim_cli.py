@@ -199,7 +199,7 @@ def test_cache_llama_cpp_engine_and_table(tmp_path: Path) -> None:
     assert table.returncode == 0, table.stderr
     assert "parameters: 51,570,323,328 total" in table.stdout
     assert "beyond the model's own maximum of 262,144" in table.stdout
-    assert "longest context for 1 sequence(s)" in table.stdout
+    assert "longest context for 1 sequence: " in table.stdout
 
 
 @pytest.mark.parametrize("args, message", [

@@ -213,3 +213,39 @@ def test_arrays_where_a_name_or_count_goes_are_refused_by_name(call, message) ->
     # None and "" still mean the default; a numpy integer still counts as an integer
     default = allocate("jamba-v0.1", 1000)
     assert allocate("jamba-v0.1", np.int64(1000), kv_dtype="", ssm_dtype=None) == default
+
+
+def test_a_model_of_mlp_layers_only_allocates_nothing() -> None:
+    # no KV and no state: zero bytes under every engine, said in a line (vLLM's planner used
+    # to raise min()'s "arg is an empty sequence")
+    model = {"name": "mlp only", "layers": [{"kind": "mlp", "count": 4}]}
+    for engine in ("ideal", "vllm", "llama.cpp", "sglang"):
+        a = allocate(model, 32_768, 4, engine)
+        assert (a.kv_bytes, a.state_bytes) == (0, 0), engine
+    vllm = allocate(model, 32_768, 4, "vllm")
+    assert vllm.block_tokens is None
+    assert vllm.lines[-1] == ("no attention and no state layers: nothing is allocated per "
+                              "token or sequence, 0 bytes")
+    v = gpu_verdict(model, 32_768, 1, "vllm", gpu="L4-24GB")
+    assert v["fits"] and v["allocated_bytes"] == 0
+
+
+def test_lines_say_1_sequence_and_4_sequences_and_a_negative_budget_with_a_minus_sign() -> None:
+    one = allocate("jamba-v0.1", 1000, 1, "vllm").lines[-1]
+    four = allocate("jamba-v0.1", 1000, 4, "vllm").lines[-1]
+    assert " · 1 sequence = " in one and " · 4 sequences = " in four
+    cpp = allocate("jamba-v0.1", 1000, 1, "llama.cpp").lines
+    assert cpp[0].endswith("1 sequence") and " · 1 slot = " in cpp[2]
+    assert " · 2 slots = " in allocate("jamba-v0.1", 1000, 2, "llama.cpp").lines[2]
+    assert "3 slots per request" in allocate("jamba-v0.1", 1000, 1, "sglang").lines[2]
+    v = gpu_verdict("jamba-v0.1", 1000, 1, "vllm", gpu="L4-24GB",
+                    weight_bytes=103_000_000_000)
+    budget = _ceil(24 * GiB * 92, 100) - 103_000_000_000 - 2 * GiB
+    assert budget < 0 and v["budget_bytes"] == budget
+    text = "\n".join(v["lines"])
+    assert f"= −{-budget:,} bytes (−75.85 GiB)" in text and f"> −{-budget:,}: does not" in text
+    assert "1 sequence × 1,000 tokens allocates " in text
+    assert not any("(s)" in line or "-" + str(-budget)[:3] in line for line in v["lines"])
+    many = gpu_verdict("llama-3-8b", 8192, 4, "vllm", gpu="H100-80GB")["lines"]
+    assert any(line.startswith("longest context for 4 sequences: ") for line in many)
+    assert any(line.startswith("4 sequences × 8,192 tokens allocate ") for line in many)
