@@ -1,0 +1,73 @@
+"""bench/jank.py's arithmetic on hand-worked task lists (the bench itself times the built site in
+Chromium and prints; nothing here is timed)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench import jank
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_total_blocking_time_is_each_tasks_excess_over_50_ms():
+    assert jank.total_blocking_ms([30, 60, 250]) == 210  # 0 + 10 + 200
+    assert jank.total_blocking_ms([50, 50.0]) == 0  # exactly 50 ms blocks nothing
+    assert jank.total_blocking_ms([]) == 0
+
+
+def test_a_window_cuts_off_a_tasks_part_before_its_start_but_not_its_end():
+    tasks = [(0, 100), (150, 60), (900, 300), (1200, 80), (10, 30)]  # (start, duration) ms
+    # (0, 100) keeps 50 ms after t = 50; (900, 300) began inside and blocked until 1200;
+    # (1200, 80) began after the window; (10, 30) ended before it
+    assert jank.tasks_in_window(tasks, 50, 1000) == [50, 60, 300]
+    assert jank.total_blocking_ms(jank.tasks_in_window(tasks, 50, 1000)) == 260  # 0 + 10 + 250
+
+
+def test_median_of_the_values_present():
+    assert jank.median([3, 1, 2]) == 2
+    assert jank.median([4, None, 1, 3, 2]) == 2.5
+    assert jank.median([None, None]) is None
+
+
+def test_steps_painted_count_frames_not_presses():
+    # frames (time, t, presses they answer): two presses queued behind one task paint once
+    steps = [(100, 1, [90]), (600, 3, [200, 450]), (700, 4, []), (900, 5, [50])]
+    assert jank.steps_painted(steps, 80, 500) == 2
+    assert jank.slowest_press_ms(steps, 80, 500) == 400  # pressed at 200, painted at 600
+    assert jank.slowest_press_ms(steps, 1000, 2000) is None
+
+
+def test_window_figures_and_the_goals_they_meet():
+    load = {"tasks": [(100, 260), (500, 90), (900, 40)], "gaps": [(90, 280)],
+            "steps": [(380, 1, [150, 300]), (700, 2, [650])], "sent": [150, 300, 650, 2000],
+            "presses": [150, 650]}
+    f = jank.window_figures(load, 120, 800)
+    assert f == {"over_200": 1, "longest": 240, "tbt": 190 + 40, "gap": 250, "painted": 2,
+                 "pressed": 3, "missed": 1, "slowest": 230}
+    assert jank.window_figures(load, None, 800) == {}
+
+    def goals(longest, tbt, painted, pressed):
+        quiet = {"longest": 0, "tbt": 0, "painted": 0, "pressed": 0}
+        return jank.goals({"boot": {**quiet, "longest": longest, "tbt": tbt},
+                           "change": {**quiet, "longest": longest, "painted": painted, "pressed": pressed}})
+
+    assert set(goals(200, 300, 9, 10).values()) == {True}  # the bounds themselves are met
+    assert set(goals(201, 301, 8, 10).values()) == {False}
+    assert goals(0, 0, 0, 0)["change: steps keep painting"] is None  # nothing was pressed
+    assert [jank.verdict(v) for v in (True, False, None)] == ["met", "not met", "-"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--runs", "0"], "error: --runs must be at least 1, not 0"),
+    (["--pages", "nope"], "error: no page nope; the pages: running-sum,"),
+])
+def test_bad_options_get_one_line(tmp_path, args, message):
+    (tmp_path / "index.html").write_text("")
+    out = subprocess.run([sys.executable, str(ROOT / "bench" / "jank.py"), "--site", str(tmp_path), *args],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode != 0 and out.stderr.startswith(message), out.stderr
