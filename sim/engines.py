@@ -294,7 +294,9 @@ def _vllm(model: Model, tokens: int, sequences: int, kv_dtype: str, conv_dtype: 
                      "sequence, 0 bytes")
         return Allocation("vllm", tokens, sequences, 0, 0, None,
                           {"block_tokens": None, "groups": 0, "bytes_per_block": 0,
-                           "conv_dtype": conv_dtype, "ssm_dtype": ssm_dtype}, tuple(lines))
+                           "conv_dtype": conv_dtype, "ssm_dtype": ssm_dtype,
+                           "prefix_caching": prefix_caching, "speculative_tokens": speculative},
+                          tuple(lines))
     if plan.attn1 is not None and plan.state_page:
         padding = plan.page_bytes - plan.state_page
         lines += [
@@ -319,7 +321,8 @@ def _vllm(model: Model, tokens: int, sequences: int, kv_dtype: str, conv_dtype: 
               "attention_page_per_token_bytes": plan.attn1, "state_page_bytes": plan.state_page,
               "group_size": plan.group_size, "groups": len(plan.groups),
               "bytes_per_block": per_block, "attention_blocks": attention_blocks,
-              "state_blocks": state_blocks, "conv_dtype": conv_dtype, "ssm_dtype": ssm_dtype}
+              "state_blocks": state_blocks, "conv_dtype": conv_dtype, "ssm_dtype": ssm_dtype,
+              "prefix_caching": prefix_caching, "speculative_tokens": speculative}
     return Allocation("vllm", tokens, sequences, kv, state, plan.block_tokens, detail,
                       tuple(lines))
 
@@ -393,7 +396,8 @@ def _sglang(model: Model, tokens: int, sequences: int, kv_dtype: str, ssm_dtype:
              f"({'radix cache' if radix_cache else 'radix cache off'}) · {sequences}"
              + (f" + speculative {slot:,} · {sequences + 1} · {speculative}" if speculative else "")
              + f" = {state:,} bytes"]
-    detail = {"slot_bytes": slot, "slots_per_request": ratio, "ssm_dtype": ssm_dtype}
+    detail = {"slot_bytes": slot, "slots_per_request": ratio, "ssm_dtype": ssm_dtype,
+              "radix_cache": radix_cache, "speculative_tokens": speculative}
     return Allocation("sglang", tokens, sequences, kv, state, None, detail, tuple(lines))
 
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from sim import cache, engines, gpus, weights
 from sim.presets import PRESET_HF_CONFIGS
 from ui.pages.hybrid import DEFAULT_CUSTOM, JAMBA_DICT, HybridPage, read_model
-from ui.urlstate import apply_query, to_query
+from ui.urlstate import apply_query, link_contract, to_query
 from ui.views.hybrid import CONTEXTS, CURVE_TOKENS, KIND_LABELS, format_model_json
 
 GiB = 2**30
@@ -150,7 +150,8 @@ SETTING_VALUES = {"model_a": "qwen3-next-80b-a3b", "model_b": "kimi-linear-48b-a
                   "custom": {"name": "tiny", "layers": [{"kind": "mlp"}]}, "kv_dtype": "fp8",
                   "state_dtype": "bf16", "sequences": 16, "kv_block": 1000,
                   "custom_config": PRESET_HF_CONFIGS["jamba-v0.1"], "engine": "llama.cpp",
-                  "weight_dtype": "int4", "gpu": "MI300X-192GB", "gpu_gib": 24.5}
+                  "weight_dtype": "int4", "gpu": "MI300X-192GB", "gpu_gib": 24.5,
+                  "overhead_gib": 10.5, "prefix_caching": False, "speculative_tokens": 3}
 SETTING_BUILDS = {"custom": {"model_b": "custom"}, "gpu_gib": {"gpu": "custom"},
                   "custom_config": {"model_b": "custom", "custom": JAMBA_DICT}}
 
@@ -489,7 +490,7 @@ def test_each_engine_as_sim_engines_allocates(page):
                                         **ideal_state)
             assert page.run.data["served"][slot].allocations[5] == expected, (engine, slot)
     page.engine = "sglang"  # 3 state slots per sequence with the radix cache
-    assert "3 slots per sequence (radix cache)" in shown(page)
+    assert "3 slots per sequence (radix cache on)" in shown(page)
     page.engine = "llama.cpp"
     assert "fp32 (fixed in llama.cpp), one slot per sequence" in shown(page)
 
@@ -582,3 +583,90 @@ def test_the_csv_has_the_engine_and_the_weights(page):
     assert engine[8]["label"] == "allocated by vLLM 0.33.0"
     weights_row = next(r for r in rows if r["section"] == "weights" and r["slot"] == "A")
     assert int(weights_row["total_bytes"]) == weights_of("jamba-v0.1", "bf16")
+
+
+# The user-set overhead, prefix caching and speculative tokens ------------------------------------
+
+def widget(page, name):
+    return next(w for w in page.widgets if getattr(w, "name", None) == page.label(name))
+
+
+def test_overhead_prefix_caching_and_speculative_tokens_reach_the_rules(page):
+    page.param.update(model_b="none", overhead_gib=10.0)
+    page.show(5)  # 32,768 tokens
+    served = page.run.data["served"]["a"]
+    assert served.overhead == 10 * GiB
+    # the budget: ⌈0.92 · 80 GiB⌉ − Jamba's weights − 10 GiB, written as the minus sign says
+    budget = -(-80 * GiB * 92 // 100) - weights_of("jamba-v0.1", "bf16") - 10 * GiB
+    assert budget < 0 and served.verdicts[5]["budget_bytes"] == budget
+    assert f"= −{-budget:,} bytes" in page.lines.div.text
+    assert "its weights (96.06 GiB) and 10 GiB of overhead alone pass 73.6 GiB" in (
+        page.verdict.div.text)
+    assert "10 GiB of overhead, KV cache and state" in shown(page)
+    # the line of what is on the GPU: weights + 10 GiB + the allocation, at every curve point
+    a = served.allocations[5]
+    assert a == engines.allocate("jamba-v0.1", 32768, 1, "vllm", family="jamba")
+    data = page.memory.source.data
+    assert np.array_equal(np.asarray(data["a_gpu_bytes"]) - np.asarray(data["a_total_bytes"]),
+                          np.full(len(CURVE_TOKENS), weights_of("jamba-v0.1", "bf16") + 10 * GiB))
+    # prefix caching off: 1 state page per Mamba layer instead of 2 (by hand: 7 state groups
+    # of 4 layers, blocks of 80 tokens, pages of 327,680 bytes)
+    page.prefix_caching = False
+    off = page.run.data["served"]["a"].allocations[5]
+    assert off == engines.allocate("jamba-v0.1", 32768, 1, "vllm", family="jamba",
+                                   prefix_caching=False)
+    assert off.total_bytes == 4 * 327680 * (-(-32768 // 80) + 7 * 1) == 546_570_240
+    assert "1 page per layer and sequence without prefix caching" in shown(page)
+    # two speculative tokens: 1 + 2 state pages (Mamba-1 takes no extra conv rows)
+    page.speculative_tokens = 2
+    spec = page.run.data["served"]["a"].allocations[5]
+    assert spec.total_bytes == 4 * 327680 * (-(-32768 // 80) + 7 * 3)
+    assert "3 pages per layer and sequence without prefix caching and 2 speculative tokens" in (
+        shown(page))
+    assert "prefix caching off, 2 speculative tokens" in page.lines.div.text
+    # SGLang reads them too: 1 slot with the radix cache off, speculative slots on top
+    page.engine = "sglang"
+    sg = page.run.data["served"]["a"].allocations[5]
+    assert sg == engines.allocate("jamba-v0.1", 32768, 1, "sglang", family="jamba",
+                                  kv_dtype="bf16", prefix_caching=False, speculative_tokens=2)
+    assert "1 slot per sequence (radix cache off), and 2 speculative tokens add slots" in (
+        shown(page))
+    # llama.cpp and the ideal have neither switch: the allocation is the same either way
+    for engine in ("llama.cpp", "ideal"):
+        page.engine = engine
+        first = page.run.data["served"]["a"].allocations[5]
+        page.param.update(prefix_caching=True, speculative_tokens=0)
+        assert page.run.data["served"]["a"].allocations[5] == first
+        page.param.update(prefix_caching=False, speculative_tokens=2)
+
+
+def test_the_switches_show_only_where_they_apply(page):
+    overhead, prefix, spec = (widget(page, n) for n in ("overhead_gib", "prefix_caching",
+                                                        "speculative_tokens"))
+    assert overhead.visible and prefix.visible and spec.visible  # vLLM, the default
+    for engine, on in (("llama.cpp", False), ("ideal", False), ("sglang", True), ("vllm", True)):
+        page.engine = engine
+        assert (prefix.visible, spec.visible) == (on, on), engine
+        assert overhead.visible  # every engine's budget subtracts it
+    page.gpu = "custom"
+    assert widget(page, "gpu_gib").visible
+    page.gpu = "H100-80GB"
+    assert not widget(page, "gpu_gib").visible
+
+
+def test_the_switches_travel_in_the_link_and_bad_values_are_named(page, build):
+    page.param.update(overhead_gib=6.5, prefix_caching=False, speculative_tokens=4)
+    query = to_query(page)
+    for key in ("overhead=6.5", "prefix=0", "spec=4"):
+        assert key in query
+    fresh = build(HybridPage)
+    assert apply_query(fresh, query) == []
+    assert (fresh.overhead_gib, fresh.prefix_caching, fresh.speculative_tokens) == (6.5, False, 4)
+    assert same(snapshot(fresh), snapshot(page))
+    contract = link_contract(build(HybridPage))  # what the shell checks before Python starts
+    assert {"overhead", "prefix", "spec"} <= set(contract["settings"])
+    assert "overhead=2.0&prefix=1&spec=0" in contract["defaults"]
+    notices = apply_query(fresh, "spec=65&overhead=-1")
+    assert len(notices) == 2 and all(n.startswith("Ignored ") for n in notices)
+    assert "spec=65" in notices[0] and "overhead=-1" in notices[1]
+    assert (fresh.overhead_gib, fresh.speculative_tokens) == (6.5, 4)  # kept

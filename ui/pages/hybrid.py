@@ -27,6 +27,7 @@ from sim.weights import WEIGHT_DTYPES
 from ui.exercises import exercise_setting
 from ui.fmt import plain
 from ui.page import Page, Run
+from ui.pages.hybrid_engine import engine_knobs, engine_settings, show_engine_knobs
 from ui.pages.hybrid_models import (
     CUSTOM,
     DEFAULT_CUSTOM,
@@ -69,13 +70,16 @@ class HybridPage(CustomModelBoxes, Page):
     title = "Hybrid models and their cache"
     slug = "hybrid"
     only_with = {"custom": {"model_a": CUSTOM}, "gpu_gib": {"gpu": CUSTOM},  # shown when chosen
-                 "custom_config": {"model_a": CUSTOM, "custom": JAMBA_DICT}}
+                 "custom_config": {"model_a": CUSTOM, "custom": JAMBA_DICT},
+                 "prefix_caching": {"engine": "vllm"}, "speculative_tokens": {"engine": "vllm"}}
     examples = {"custom": [{"name": "small", "layers": [
         {"kind": "attention", "count": 2, "kv_heads": 2, "head_dim": 64},
         {"kind": "recurrent", "count": 6, "state_shape": [4, 64, 64]}]}],
                 "custom_config": [PRESET_HF_CONFIGS["jamba-v0.1"]]}
     link_keys = {"sequences": "batch", "kv_block": "block", "exercise": "ex",  # since the first version
-                 "custom_config": "hf", "weight_dtype": "weights", "gpu_gib": "gib"}
+                 "custom_config": "hf", "weight_dtype": "weights", "gpu_gib": "gib",
+                 "overhead_gib": "overhead", "prefix_caching": "prefix",
+                 "speculative_tokens": "spec"}
     stops = (("4K", "stop_4k"), ("128K", "stop_128k"), ("1M", "stop_1m"),
              ("A's cache passes its state", "stop_cross"))
 
@@ -103,6 +107,11 @@ class HybridPage(CustomModelBoxes, Page):
                          default="H100-80GB", label="GPU")
     gpu_gib = param.Number(80.0, bounds=(0, 16384), label="Custom GPU memory (GiB)",
                            doc="The GPU's memory when GPU is a custom size; above 0")
+    overhead_gib = param.Number(2.0, bounds=(0, 16384), label="Overhead: activations, graphs (GiB)",
+                                doc="What the engine takes besides weights, KV and state")
+    prefix_caching = param.Boolean(True, label="Prefix caching (vLLM; SGLang's radix cache)")
+    speculative_tokens = param.Integer(0, bounds=(0, 64), label="Speculative tokens",
+                                       doc="vLLM: state pages and conv rows; SGLang: slots")
     sequences = param.Integer(1, bounds=(1, 256), label="Batch (sequences)",
                           doc="Sequences served at once; every byte count scales with it")
     kv_block = param.Integer(16, bounds=(0, 2**20), label="KV blocks of B tokens (0 = exact)",
@@ -118,7 +127,7 @@ class HybridPage(CustomModelBoxes, Page):
         self._typed = False  # the custom model came from the JSON box (keep the user's text)
         super().__init__(**params)
         self.param.watch(self._show_custom, "custom")
-        self.param.watch(self._show_gib, "gpu")
+        self.param.watch(lambda *e: show_engine_knobs(self), ["gpu", "engine"])
 
     # Settings → a run ----------------------------------------------------------------------
     def load(self, choice: str) -> cache.Model | None:
@@ -137,9 +146,7 @@ class HybridPage(CustomModelBoxes, Page):
             if rs is not None and rs[-1]["total_bytes"] > MAX_EXACT:
                 raise ValueError(f"model {slot.upper()} holds {rs[-1]['total_bytes']:,} bytes at "
                                  f"1M tokens; accepted: at most 2^53 = {MAX_EXACT:,}")
-        settings = {k: getattr(self, k) for k in ("engine", "kv_dtype", "state_dtype",
-                                                  "weight_dtype", "gpu_gib", "sequences")}
-        settings["gpu"] = None if self.gpu == CUSTOM else self.gpu
+        settings = engine_settings(self)
         configs = {"a": self.config_of(self.model_a), "b": self.config_of(self.model_b)}
         served = {s: None if m is None else serve(plain(m.name, 60), m, *configs[s], settings)
                   for s, m in models.items()}
@@ -182,11 +189,6 @@ class HybridPage(CustomModelBoxes, Page):
             return None, "not counted: the custom model was edited after its config.json was read"
         return None, "not counted: a model written by hand has no config.json to count from"
 
-    def _show_gib(self, event) -> None:  # the size box shows with "custom size" only
-        for w in self.widgets:
-            if getattr(w, "name", None) == self.label("gpu_gib"):
-                w.visible = event.new == CUSTOM
-
     def play_exercise(self, exercise) -> tuple[int, ...]:
         """'Show it on the plots': the exercise's model as model A, in the exercise's units."""
         self.param.update(custom=hybrid_model(exercise.given), custom_config={},
@@ -220,13 +222,7 @@ class HybridPage(CustomModelBoxes, Page):
         knobs = pn.FlexBox(
             self.widget("model_a", pn.widgets.Select, width=230),
             self.widget("model_b", pn.widgets.Select, width=230),
-            self.widget("engine", pn.widgets.Select, width=230),
-            self.widget("gpu", pn.widgets.Select, width=230),
-            self.widget("gpu_gib", pn.widgets.FloatInput, width=230, step=1,
-                        visible=self.gpu == CUSTOM),
-            pn.Column(label("Weight dtype"), self.widget("weight_dtype",
-                                                         pn.widgets.RadioButtonGroup,
-                                                         **radio | {"width": 270})),
+            *engine_knobs(self),
             pn.Column(label("KV cache dtype"), self.widget("kv_dtype", pn.widgets.RadioButtonGroup,
                                                            **radio)),
             pn.Column(label("State dtype (the ideal)"), self.widget(

@@ -317,7 +317,7 @@ class MemoryPlot(View):
                                 f"total {fmt_bytes(r['total_bytes'])}")
                     continue
                 a = sv.allocations[t]
-                on_gpu = sv.weights + OVERHEAD_BYTES + a.total_bytes
+                on_gpu = sv.weights + sv.overhead + a.total_bytes
                 for y in (on_gpu, a.total_bytes, a.kv_bytes, a.state_bytes):
                     if y > 0:
                         xs.append(float(tokens))
@@ -512,6 +512,7 @@ class Served:
     weights: int
     weights_text: str
     usable: int
+    overhead: int = 2 * 2**30  # the user-set overhead (activations, CUDA graphs), bytes
     refusal: str = ""
     max_context: int | None = None  # the model's own longest context (its config.json)
     allocations: list = dc_field(default_factory=list)
@@ -552,12 +553,16 @@ def model_facts(config: dict | None) -> tuple[str | None, int | None]:
     return hf_config.recognise(inner), hf_config.max_context(inner)
 
 
-def engine_options(engine: str, kv_dtype: str, state_dtype: str, family: str | None) -> dict:
-    """The engine's own defaults, but the page's KV dtype (and, for the ideal, its state dtype)."""
+def engine_options(engine: str, kv_dtype: str, state_dtype: str, family: str | None,
+                   prefix_caching: bool = True, speculative_tokens: int = 0) -> dict:
+    """The engine's own defaults, but the page's KV dtype (and, for the ideal, its state
+    dtype); vLLM and SGLang also take the page's prefix caching and speculative tokens."""
     if engine == "llama.cpp" and kv_dtype == "fp8":
         raise ValueError("KV cache dtype: llama.cpp has no fp8 KV cache (it offers f16, bf16, "
                          "f32, q8_0 and q4_0); choose bf16 or fp16")
     options = {"family": family, "kv_dtype": kv_dtype}
+    if engine in ("vllm", "sglang"):
+        options |= {"prefix_caching": prefix_caching, "speculative_tokens": speculative_tokens}
     return options | ({"ssm_dtype": state_dtype} if engine == "ideal" else {})
 
 
@@ -576,7 +581,8 @@ def weights_of(config: dict | None, dtype: str, why_not: str) -> tuple[int, str]
 
 def serve(name: str, model, config: dict | None, why_not: str, s: dict) -> Served:
     """What ``s["engine"]`` allocates for ``model`` on the GPU of ``s`` at every context.
-    ``s``: engine, kv_dtype, state_dtype, weight_dtype, gpu (a name or None), gpu_gib, sequences.
+    ``s``: engine, kv_dtype, state_dtype, weight_dtype, gpu (a name or None), gpu_gib, sequences,
+    and optionally overhead_bytes (default 2 GiB), prefix_caching, speculative_tokens.
     An engine that does not run the model (or cannot plan it) is a refusal, not an error; a
     bad GPU size or a dtype the engine lacks raises (the page keeps its settings)."""
     engine, n = s["engine"], s["sequences"]
@@ -585,13 +591,11 @@ def serve(name: str, model, config: dict | None, why_not: str, s: dict) -> Serve
     usable = sim_gpus.engine_budget(engine, memory, 0, 0)[0]
     family, limit = model_facts(config)
     weights, said = weights_of(config, s["weight_dtype"], why_not)
-    options = engine_options(engine, s["kv_dtype"], s["state_dtype"], family)
-    out = Served(name, model, engine, weights, said, usable, max_context=limit)
+    options = engine_options(engine, s["kv_dtype"], s["state_dtype"], family,
+                             s.get("prefix_caching", True), s.get("speculative_tokens", 0))
+    overhead = s.get("overhead_bytes", OVERHEAD_BYTES)
+    out = Served(name, model, engine, weights, said, usable, overhead, max_context=limit)
     try:
-        if engine == "vllm" and not any(g.mixer.kind != "mlp" for g in model.groups):
-            # sim.engines' vLLM plan fails on this with a bare "min() arg is an empty sequence"
-            raise ValueError("model: it has no attention or recurrent layer, so there is no "
-                             "KV cache or state to plan")
         run = sim_engines.prepare(model, engine, **options)
     except ValueError as err:
         if not str(err).startswith(("engine:", "model:")):
@@ -602,17 +606,17 @@ def serve(name: str, model, config: dict | None, why_not: str, s: dict) -> Serve
         return out
     out.allocations = [run(c, n) for c in CONTEXTS]
     points = [run(int(x), n) for x in CURVE_TOKENS]
-    top = max(points[-1].total_bytes, out.allocations[-1].total_bytes) + weights + OVERHEAD_BYTES
+    top = max(points[-1].total_bytes, out.allocations[-1].total_bytes) + weights + overhead
     if top > MAX_EXACT:
         raise ValueError(f"{name}: {top:,} bytes at 1M tokens under {ENGINE_NAMES[engine]}; "
                          f"accepted: at most 2^53 = {MAX_EXACT:,}")
     out.verdicts = [sim_gpus.gpu_verdict(model, c, n, engine, **gpu, weight_bytes=weights,
-                                         overhead_bytes=OVERHEAD_BYTES, max_context=limit,
+                                         overhead_bytes=overhead, max_context=limit,
                                          **options) for c in CONTEXTS]
     kv = np.array([p.kv_bytes for p in points], dtype=float)
     state = np.array([p.state_bytes for p in points], dtype=float)
     out.curve = {"kv": kv, "state": state, "total": kv + state,
-                 "gpu": kv + state + float(weights + OVERHEAD_BYTES)}
+                 "gpu": kv + state + float(weights + overhead)}
     return out
 
 
@@ -643,17 +647,24 @@ def state_note(a, state_layers: int) -> str:
     if a.engine == "vllm":
         pad = d["page_bytes"] - d["state_page_bytes"]
         per = d["state_blocks"] * d["group_size"]
-        copies = (f"{per // state_layers} pages per layer and sequence with prefix caching"
+        pages = per // state_layers if state_layers else 0
+        how = ("with prefix caching" if d["prefix_caching"] else "without prefix caching") + (
+            f" and {d['speculative_tokens']} speculative tokens" if d["speculative_tokens"] else "")
+        copies = (f"{pages} page{'s' if pages != 1 else ''} per layer and sequence {how}"
                   if state_layers and per % state_layers == 0 else
-                  f"{d['state_blocks']} state blocks per sequence")
+                  f"{d['state_blocks']} state blocks per sequence ({how})")
         padded = (f", each padded by {percent(pad, d['state_page_bytes'])} to fill a block"
                   if pad else "")
         dtypes = (d["conv_dtype"] if d["conv_dtype"] == d["ssm_dtype"] else
                   f"{d['conv_dtype']} convolution, {d['ssm_dtype']} recurrent")
         return f"{dtypes} state, {copies}{padded}"
     if a.engine == "sglang":
-        return (f"bf16 convolution, {d['ssm_dtype']} recurrent state, {d['slots_per_request']} "
-                "slots per sequence (radix cache)")
+        slots = d["slots_per_request"]
+        spec = (f", and {d['speculative_tokens']} speculative tokens add slots"
+                if d["speculative_tokens"] else "")
+        return (f"bf16 convolution, {d['ssm_dtype']} recurrent state, {slots} "
+                f"slot{'s' if slots != 1 else ''} per sequence (radix cache "
+                f"{'on' if d['radix_cache'] else 'off'}){spec}")
     if a.engine == "llama.cpp":
         return "fp32 (fixed in llama.cpp), one slot per sequence"
     return f"{d['state_dtype']}, one copy per sequence"
@@ -682,10 +693,10 @@ def engine_rows(t: int, served: dict, reports: dict) -> dict[str, list[str]]:
         rows["state_engine"].append(f"<b>{fmt_bytes(a.state_bytes)}</b>: "
                                     f"{state_note(a, state_layers)}"
                                     if a.state_bytes else "no fixed state")
-        total = sv.weights + OVERHEAD_BYTES + a.total_bytes
+        total = sv.weights + sv.overhead + a.total_bytes
         rows["on_gpu"].append(f"<b>{fmt_bytes(total)}</b> ({percent(total, sv.usable)} of the "
                               f"{fmt_bytes(sv.usable)} it may use): weights, "
-                              f"{fmt_bytes(OVERHEAD_BYTES)} of overhead, KV cache and state")
+                              f"{fmt_bytes(sv.overhead)} of overhead, KV cache and state")
     return rows
 
 
@@ -703,11 +714,11 @@ def verdict_text(sv: Served, t: int, sequences: int) -> str:
         return f"{ENGINE_NAMES[sv.engine]} does not run {name} ({sv.refusal})."
     v = sv.verdicts[t]
     seqs = f"{sequences:,} sequence{'s' if sequences != 1 else ''}"
-    on_gpu = fmt_bytes(sv.weights + OVERHEAD_BYTES + v["allocated_bytes"])
+    on_gpu = fmt_bytes(sv.weights + sv.overhead + v["allocated_bytes"])
     if v["max_tokens"] is None:
         if v["budget_bytes"] < 0:
             return (f"{name} does not fit: its weights ({fmt_bytes(sv.weights)}) and "
-                    f"{fmt_bytes(OVERHEAD_BYTES)} of overhead alone pass "
+                    f"{fmt_bytes(sv.overhead)} of overhead alone pass "
                     f"{fmt_bytes(sv.usable)}.")
         return f"{name} does not fit: the fixed state of {seqs} alone passes what the weights leave."
     limit = sv.max_context
