@@ -8,7 +8,7 @@ import pytest
 
 from sim.cache import cache_report
 from sim.engines import allocate, allocation_report, compare_engines, vllm_state_dtypes
-from sim.gpus import GPUS, gpu_memory_bytes, gpu_verdict, verdict_lines
+from sim.gpus import GPUS, engine_budget, gpu_memory_bytes, gpu_verdict, verdict_lines
 
 GiB = 2**30
 
@@ -146,6 +146,9 @@ def test_sglang_by_hand() -> None:
     (lambda: allocate("jamba-v0.1", 2**40, 2**20), r"^tokens, sequences: the vllm allocation"),
     (lambda: allocate("minimax-text-01", 10, family="minimax"), r"^engine: vllm does not run"),
     (lambda: gpu_memory_bytes(memory_gib=0), r"^memory_gib: expected a size above 0"),
+    (lambda: engine_budget("vllm", 0, 0, 0), r"^memory_bytes: expected a positive integer, got 0"),
+    (lambda: gpu_verdict("jamba-v0.1", 10, 1, "tgi", gpu="L4-24GB"), r"^engine: unknown value"),
+    (lambda: gpu_verdict("jamba-v0.1", 10, -1, gpu="L4-24GB"), r"^sequences: expected a positive"),
     (lambda: gpu_memory_bytes(memory_gib=float("nan")), r"^memory_gib: expected a size above 0"),
     (lambda: gpu_memory_bytes("H100"), r"^gpu: unknown GPU 'H100'; accepted: H100-80GB"),
     (lambda: gpu_memory_bytes(), r"^gpu, memory_gib: give exactly one"),
