@@ -159,3 +159,21 @@ def test_cli_hf_config_errors_are_one_line(tmp_path: Path) -> None:
     assert result.returncode == 2 and result.stdout == "" and "Traceback" not in result.stderr
     assert result.stderr.splitlines() == ["error: full_attention_interval: missing; this "
                                           "architecture needs it"]
+
+
+def test_granite_layer_kinds_in_transformers_5_names_give_the_same_model() -> None:
+    # transformers 5 re-saves "mamba" / "attention" as "linear_attention" / "full_attention"
+    # (_LEGACY_LAYER_TYPE_REMAP) and names the field layers_block_type as well
+    config = json.loads((Path(__file__).parent / "hf_configs" / "granite-4.0-h-small.json")
+                        .read_text())
+    model, _ = from_hf_config(config)
+    names = {"mamba": "linear_attention", "attention": "full_attention"}
+    renamed = [names[x] for x in config["layer_types"]]
+    for variant in (config | {"layer_types": renamed},
+                    {k: v for k, v in config.items() if k != "layer_types"}
+                    | {"layers_block_type": renamed}):
+        other, _ = from_hf_config(variant)
+        assert cache_report(other, 4096)["per_layer"] == cache_report(model, 4096)["per_layer"]
+    assert [g.mixer.kind for g in model.groups].count("attention") == 4
+    with pytest.raises(ValueError, match=r"^layer_types\[0\]: cannot interpret 'conv'"):
+        from_hf_config(config | {"layer_types": ["conv"] + config["layer_types"][1:]})
