@@ -11,7 +11,7 @@ PY     := $(VENV)/bin/python
 PORT   ?= 8000
 REQS   := requirements/pip.txt requirements/app.txt requirements/dev.txt requirements/build.txt
 STAMP  := $(VENV)/.installed-$(shell cat $(REQS) | cksum | cut -d' ' -f1)
-SOURCES := $(shell find sim ui site assets -type f -not -name '*.pyc' 2>/dev/null) build.py pins.toml pyproject.toml
+SOURCES := $(shell find sim ui site assets sitebuild -type f -not -name '*.pyc' 2>/dev/null) build.py pins.toml pyproject.toml
 APT    := DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
 ROOT_APT := [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null
 # apt-get update unless the package lists are less than an hour old

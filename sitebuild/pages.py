@@ -1,0 +1,101 @@
+"""Pages: each page's default run rendered in CPython, written into the shell (assets/shell.html)
+with its configuration; and the index.
+
+The page shows that run at first paint and the browser's player steps it before Pyodide has
+loaded; the live page then takes it over model for model (ui/app.py).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import html
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from sitebuild import ROOT, BuildError, log
+from sitebuild.pins import PINS
+from sitebuild.wheels import resolve
+
+
+def download_sizes(out: Path, lock: dict, packages: list[str]) -> dict[str, int]:
+    """What a page's loader fetches, in bytes, for its progress: the runtime's files and the
+    wheels of `packages` with their dependencies."""
+    needed = resolve(lock, packages)
+    return {"core": sum((out / "pyodide" / n).stat().st_size for n in PINS["pyodide"]["files"]),
+            "wheels": sum((out / "pyodide" / lock["packages"][n]["file_name"]).stat().st_size for n in needed),
+            "count": len(needed)}
+
+
+def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id: str,
+                 allow_missing: bool = False, only: list[str] | None = None) -> list[str]:
+    """One HTML page per entry of ui.pages.PAGES (or of `only`) and the index, into `out`; each
+    page's config names the packages to load, their `sizes` and the build. Returns the files."""
+    sys.path.insert(0, str(ROOT))
+    from ui.pages import PAGES  # noqa: PLC0415
+
+    shell = (ROOT / "assets" / "shell.html").read_text()
+    nav = [(p.slug, p.short) for p in PAGES]
+    written = []
+    chosen = [p for p in PAGES if not only or p.slug in only]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 2)) as pool:
+        ahead_of = dict(zip([p.slug for p in chosen], pool.map(prerender_page, chosen)))
+    for page in PAGES:
+        if only and page.slug not in only:
+            continue
+        entry = ROOT / "site" / f"{page.module}.py"
+        text_file = ROOT / "assets" / "texts" / f"{page.slug}.html"
+        if not entry.exists() and allow_missing:
+            log(f"skipping {page.slug}: site/{page.module}.py is not written yet")
+            continue
+        if not entry.exists():
+            raise BuildError(f"{page.slug}: entry script site/{page.module}.py is missing")
+        ahead = ahead_of[page.slug]
+        config = {"page": page.slug, "title": page.title, "packages": packages, "sizes": sizes,
+                  "build": build_id, "code": entry.read_text(),
+                  "link": ahead["link"],  # the link contract, stated in ui/urlstate.py
+                  "prerender": {k: ahead[k] for k in ("csv", "t_max")}}
+        body = shell
+        for key, value in {
+            "TITLE": html.escape(page.title),
+            "SUMMARY": html.escape(page.summary),
+            "NAV": "".join(
+                f'<a href="{slug}.html"{" aria-current=page" if slug == page.slug else ""}>{html.escape(title)}</a>'
+                for slug, title in nav),
+            "TEXT": text_file.read_text() if text_file.exists() else "",
+            "CONFIG": json.dumps(config).replace("</", "<\\/"),
+            "DOC": ahead["doc"].replace("</", "<\\/"),
+            "BUILD": build_id,
+        }.items():
+            body = body.replace("{{" + key + "}}", value)
+        (out / f"{page.slug}.html").write_text(body)
+        written.append(f"{page.slug}.html")
+    index = (ROOT / "assets" / "index.html").read_text()
+    cards = "".join(
+        f'<li><a class="card" href="{p.slug}.html"><span class="num">{i}</span>'
+        f'<strong>{html.escape(p.title)}</strong><span>{html.escape(p.summary)}</span></a></li>'
+        for i, p in enumerate(PAGES, 1))
+    (out / "index.html").write_text(index.replace("{{CARDS}}", cards).replace("{{BUILD}}", build_id))
+    log(f"pages: index.html, {', '.join(written)}")
+    return ["index.html", *written]
+
+
+def prerender_page(info) -> dict:
+    """The page's default run rendered in CPython (ui.app.prerender), in a fresh process as
+    the browser's live page is built: shown at first paint and stepped by the browser's player
+    before Pyodide has loaded, then taken over by Python model for model."""
+    script = ("import json, sys; from ui.app import prerender; from ui.pages import PAGES, page_class;"
+              "info = next(p for p in PAGES if p.slug == sys.argv[1]);"
+              "json.dump(prerender(page_class(info)), sys.stdout)")
+    started = time.monotonic()
+    result = subprocess.run([sys.executable, "-c", script, info.slug], cwd=ROOT,
+                            capture_output=True, text=True)
+    if result.returncode:
+        raise BuildError(f"{info.slug}: rendering the default run failed:\n{result.stderr[-3000:]}")
+    ahead = json.loads(result.stdout)
+    log(f"{info.slug}: default run rendered ahead of time ({len(ahead['doc']) / 1e3:.0f} kB "
+        f"document, t up to {ahead['t_max']}, {time.monotonic() - started:.1f} s)")
+    return ahead

@@ -1,0 +1,64 @@
+"""sitebuild.pages: the shell filled for a page, the index, the loader's sizes (the default run
+rendered ahead of time is stood in for: the real one runs in `make build`)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from sitebuild import ROOT, pages
+
+
+def test_every_page_carries_the_one_link_contract():
+    """lab-config's link is ui.urlstate's contract for that page: the shell reads nothing else."""
+    from ui.pages import PAGES, page_class  # noqa: PLC0415
+    from ui.urlstate import SHELL_KEYS, link_contract  # noqa: PLC0415
+
+    for info in PAGES[:2]:
+        contract = link_contract(page_class(info)())
+        assert contract["shell"] == SHELL_KEYS
+        assert set(contract["settings"]).isdisjoint(SHELL_KEYS), info.slug
+    scripts = [*(ROOT / "assets").glob("*.js"), *(ROOT / "assets" / "js").glob("*.js")]
+    shell = "".join(p.read_text() for p in scripts)
+    assert scripts, "the shell's scripts moved: point this test at them"
+    assert not re.search(r"SHELL_KEYS\s*=", shell) and '["t", "embed"' not in shell  # no second list
+
+
+def test_a_page_is_the_shell_with_its_run_config_and_links(tmp_path, monkeypatch):
+    from ui.pages import PAGES  # noqa: PLC0415
+
+    ahead = {"doc": '{"roots": ["</script><b>"]}', "link": {"shell": ["t"], "settings": {}},
+             "csv": "t,x\n0,1\n", "t_max": 7}
+    monkeypatch.setattr(pages, "prerender_page", lambda info: ahead)
+    sizes = {"core": 10, "wheels": 20, "count": 3}
+    written = pages.render_pages(tmp_path, ["numpy"], sizes, "abc123", only=["fixed-state"])
+    assert written == ["index.html", "fixed-state.html"]
+
+    page = (tmp_path / "fixed-state.html").read_text()
+    config = json.loads(re.search(r'<script id="lab-config" type="application/json">(.*?)</script>',
+                                  page, re.S)[1].replace("<\\/", "</"))
+    assert config["page"] == "fixed-state" and config["build"] == "abc123" and config["sizes"] == sizes
+    assert config["packages"] == ["numpy"] and config["link"] == ahead["link"]
+    assert config["prerender"] == {"csv": "t,x\n0,1\n", "t_max": 7}
+    assert config["code"] == (ROOT / "site" / "fixed_state.py").read_text()
+    doc = re.search(r'<script id="lab-doc" type="application/json">(.*?)</script>', page, re.S)[1]
+    assert json.loads(doc.replace("<\\/", "</")) == json.loads(ahead["doc"])  # "</script>" cannot close it
+    assert '<a href="fixed-state.html" aria-current=page>' in page and "{{" not in page
+    assert page.count("<a href=") >= len(PAGES)
+
+    index = (tmp_path / "index.html").read_text()
+    cards = re.findall(r'<a class="card" href="([\w-]+)\.html"><span class="num">(\d+)</span>', index)
+    assert cards == [(p.slug, str(i)) for i, p in enumerate(PAGES, 1)]  # every page, even one not built
+    assert "abc123" in index and "{{" not in index
+
+
+def test_the_loader_is_told_what_it_downloads(tmp_path, monkeypatch):
+    """The runtime's files and the wheels of the packages with their dependencies, each once."""
+    monkeypatch.setitem(pages.PINS, "pyodide", {"files": ["pyodide.js", "pyodide-lock.json"]})
+    shipped = tmp_path / "pyodide"
+    shipped.mkdir()
+    for name, size in {"pyodide.js": 100, "pyodide-lock.json": 10, "a.whl": 1000, "b.whl": 2000, "c.whl": 4000}.items():
+        (shipped / name).write_bytes(b"x" * size)
+    lock = {"packages": {"a": {"depends": ["b"], "file_name": "a.whl"}, "b": {"depends": [], "file_name": "b.whl"},
+                         "c": {"depends": [], "file_name": "c.whl"}}}
+    assert pages.download_sizes(tmp_path, lock, ["a", "b"]) == {"core": 110, "wheels": 3000, "count": 2}
