@@ -410,7 +410,7 @@ def summary(rs: list[dict]) -> dict:
 
     s = {"ok": len(ok), "plot": med(None, "plot"), "live": med(None, "live"), "new_run": med(None, "new_run"),
          "no_new_run": sum(f["no_new_run"] for f in ok),
-         "missed": sum(max(0, f[part].get("missed", 0)) for f in ok for part in ("boot", "change"))}
+         "missed": median([sum(f[part].get("missed", 0) for part in ("boot", "change")) for f in ok])}
     for part in ("boot", "change"):
         s[part] = {k: med(part, k) for k in ("over_200", "longest", "tbt", "gap", "painted", "pressed", "slowest")}
     return s
@@ -488,10 +488,10 @@ def report(results: dict[str, list[dict]], runs: int) -> None:
         if missed:
             where = sorted({w for r in rs for *_, w in r.get("missed", [])})
             moves = [(when, a, b) for r in rs for (_, a), (when, b) in zip(r.get("boxes", []), r.get("boxes", [])[1:])]
-            print(f"  {slug}: {missed} press(es) made in the windows raised no click on Step"
+            print(f"  {slug}: {missed:.0f} press(es) a load (median) made in the windows raised no click on Step"
                   + (f" (they landed on: {', '.join(where[:4])})" if where else " (it was disabled, or the page closed)")
                   + (f"; the Step button moved under them, e.g. from ({moves[0][1]}) to ({moves[0][2]}) px "
-                     f"at {moves[0][0] / 1000:.1f} s, while the page was blocked" if moves else ""))
+                     f"(painted at {moves[0][0] / 1000:.1f} s), while the page was blocked" if moves else ""))
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
