@@ -82,7 +82,9 @@ def write_ui_font(out: Path, tarball: Path) -> dict[str, dict]:
     with tarfile.open(tarball) as tar:
         (dest / "LICENSE").write_bytes(tar.extractfile("package/LICENSE").read())
         for weight, member in pin["files"].items():
-            font = TTFont(io.BytesIO(tar.extractfile(f"package/{member}").read()))
+            # The font keeps its own date: saved with today's, every build made different
+            # fonts, hence a new build id, new pages and a new offline cache for nothing changed.
+            font = TTFont(io.BytesIO(tar.extractfile(f"package/{member}").read()), recalcTimestamp=False)
             options = subset.Options()
             options.flavor = "woff2"
             options.layout_features = ["kern", "liga"]

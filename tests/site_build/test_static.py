@@ -38,12 +38,17 @@ def test_the_font_check_names_a_character_the_font_is_not_cut_to(tmp_path):
         static.assert_font_covers_pages(tmp_path)
 
 
-def test_the_ui_font_is_cut_to_its_ranges_and_keeps_every_symbol_the_pages_use(tmp_path):
+def test_the_ui_font_is_cut_to_its_ranges_and_keeps_every_symbol_the_pages_use(tmp_path, monkeypatch):
     """The shipped woff2 files hold the pinned ranges' glyphs (DejaVu Sans has every one the
-    pages print) and are small; their sizes and hashes go to build-info.json."""
+    pages print) and are small; their sizes and hashes go to build-info.json. A build at
+    another time writes the same bytes (fontTools dates a font by SOURCE_DATE_EPOCH or the clock)."""
     from fontTools.ttLib import TTFont  # noqa: PLC0415
 
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "2000000000")
+    later = static.write_ui_font(tmp_path / "later", static.fetch_ui_font())
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1000000000")
     written = static.write_ui_font(tmp_path, static.fetch_ui_font())
+    assert {n: i["sha256"] for n, i in written.items()} == {n: i["sha256"] for n, i in later.items()}
     assert sorted(written) == ["static/fonts/lab-sans-400.woff2", "static/fonts/lab-sans-700.woff2"]
     for name, info in written.items():
         assert 5_000 < info["bytes"] < 40_000, (name, info)
