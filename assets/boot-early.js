@@ -1,7 +1,8 @@
 // Runs before first paint: theme, embed and presenter classes, so nothing flashes. The flags
 // and themes a link may give are the page's link contract (lab-config's "link", stated in
-// ui/urlstate.py); lab.js names a bad one in a notice. The index page has no contract: it
-// takes the theme only.
+// ui/urlstate.py); the shell (assets/js/link.js) names a bad one in a notice. The index page has
+// no contract: it takes the theme only. A page opened from a file is told what to do here: the
+// browser runs no module (the shell) from a file.
 (function () {
   var q = new URLSearchParams(location.search);
   var root = document.documentElement;
@@ -20,4 +21,20 @@
   var on = function (k) { return shell[k].on.indexOf(last(k)) >= 0; };
   if (on("embed")) root.classList.add("embed");
   if (on("present")) root.classList.add("present");
+  if (location.protocol === "file:") document.addEventListener("DOMContentLoaded", openedFromAFile);
+
+  function openedFromAFile() {
+    var what = "This page was opened from a file.";
+    var box = document.getElementById("lab-error");
+    var h = document.createElement("h2"), p = document.createElement("p");
+    h.textContent = what;
+    p.textContent = "The simulator needs a web server: run `make serve` and open the address it prints, or put the site folder on any static web host.";
+    box.replaceChildren(h, p);
+    box.hidden = false;
+    document.getElementById("lab-status").hidden = true;
+    document.body.classList.remove("lab-loading");
+    document.body.classList.add("lab-failed");
+    if (!window.lab) window.lab = { state: { failed: what, live: false, prerendered: false } };  // the shell did not run
+  }
 })();
+

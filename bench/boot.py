@@ -8,14 +8,14 @@ context per load, service workers blocked. Per page it prints the medians over t
 - MB: bytes received (CDP Network.loadingFinished encodedDataLength, as served: uncompressed)
   and, beside it, what the same files weigh gzipped (what a compressing host would send);
 - paint: the first paint (performance 'first-contentful-paint', else 'first-paint');
-- plot: the page built ahead of time on screen (its plots painted: window.labTimings.firstPlot),
+- plot: the page built ahead of time on screen (its plots painted: window.lab.timings.firstPlot),
   and below the table where that time goes: BokehJS and Panel have run, the document is decoded,
   the views of the page's top are built, then the whole page (the parts set aside have joined);
 - cpu: the page's main-thread CPU time until then (CDP Performance ThreadTime), steadier than the
   clock on a shared machine: compare it between builds when the plot times are noisy;
 - step: the first working step: Step is pressed (in the page, the moment it is enabled) and the
   time is taken once the frame after it has been painted;
-- pyodide / wheels / live: window.labTimings, ms from navigation start; live is when the
+- pyodide / wheels / live: window.lab.timings, ms from navigation start; live is when the
   settings respond (Python has taken over);
 - each against the floor, a bare page from the same dist/site that only starts Pyodide and
   imports numpy (written to dist/site/bench-floor.html for the run, deleted afterwards).
@@ -60,17 +60,17 @@ FLOOR_PAGE = """<!doctype html>
 """
 FLOOR_JS = """
 "use strict";
-window.labTimings = { start: performance.now() };
+window.lab = { timings: { start: performance.now() }, state: { live: false, failed: null } };
 (async () => {
   const pyodide = await loadPyodide({ indexURL: new URL("pyodide/", location.href).href });
-  labTimings.pyodide = performance.now();
+  lab.timings.pyodide = performance.now();
   await pyodide.loadPackage(["numpy"], { messageCallback: () => {} });
-  labTimings.packages = performance.now();
+  lab.timings.packages = performance.now();
   pyodide.runPython("import numpy");
-  labTimings.live = performance.now();
-  window.labPyodide = pyodide;
-  window.labLive = true;
-})().catch((e) => { window.labFailed = String(e); });
+  lab.timings.live = performance.now();
+  window.lab.pyodide = pyodide;
+  window.lab.state.live = true;
+})().catch((e) => { window.lab.state.failed = String(e); });
 """
 
 # Times the Python side of going live. Runs in front of the entry script (the shell's
@@ -113,11 +113,11 @@ FIRST_STEP = """
 (() => {
   const poll = () => {
     const button = document.getElementById("tp-step");
-    if (button && !button.disabled && window.labPlayer && window.labTimings) {
+    if (button && !button.disabled && window.lab && window.lab.player && window.lab.timings) {
       button.click();
       requestAnimationFrame(() => requestAnimationFrame(() => {
-        window.labTimings.firstStep = performance.now();
-        window.labTimings.firstStepT = window.labPlayer.t;
+        window.lab.timings.firstStep = performance.now();
+        window.lab.timings.firstStepT = window.lab.player.t;
       }));
       return;
     }
@@ -167,7 +167,7 @@ def gzip_size(path: Path) -> int:
 
 
 def load_once(browser, url: str, base: str, *, timeout_ms: int, preamble: str | None = None) -> dict:
-    """One cold load; returns bytes, paint and labTimings (ms), or {'error': ...}."""
+    """One cold load; returns bytes, paint and window.lab.timings (ms), or {'error': ...}."""
     context = browser.new_context(service_workers="block")
     try:
         page = context.new_page()
@@ -189,15 +189,15 @@ def load_once(browser, url: str, base: str, *, timeout_ms: int, preamble: str | 
         page.goto(url, wait_until="commit")
         # The main thread's CPU time up to the first plot: steadier than the clock when other
         # work shares the machine (it counts this page's work, not the time it waited for a core).
-        page.wait_for_function("(window.labTimings && window.labTimings.firstPlot) || window.labLive === true"
-                               " || !!window.labFailed", timeout=timeout_ms, polling=50)
+        page.wait_for_function("(window.lab?.timings && window.lab?.timings.firstPlot) || window.lab?.state.live === true"
+                               " || !!window.lab?.state.failed", timeout=timeout_ms, polling=50)
         metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
-        cpu_plot = metrics.get("ThreadTime", 0) * 1000 if page.evaluate("!window.labLive") else None
-        page.wait_for_function("window.labLive === true || !!window.labFailed", timeout=timeout_ms,
+        cpu_plot = metrics.get("ThreadTime", 0) * 1000 if page.evaluate("!window.lab.state.live") else None
+        page.wait_for_function("window.lab?.state.live === true || !!window.lab?.state.failed", timeout=timeout_ms,
                                polling=50)
         result = page.evaluate("""() => ({
-            failed: window.labFailed || null,
-            timings: window.labTimings,
+            failed: window.lab.state.failed || null,
+            timings: window.lab.timings,
             entry: window.labEntryStart || null,
             breakdown: window.labBreakdown || null,
             paint: Object.fromEntries(performance.getEntriesByType('paint').map(e => [e.name, e.startTime])),

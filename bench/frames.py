@@ -10,12 +10,12 @@ pairs = 64), at the top speed (`speed=60` in the link). Per page it prints:
 Every step runs in the browser: the player (assets/player.js) puts frame t of the run into
 the views; Python is not called. The page is measured once Python has taken over (live).
 
-- steps/s: Play pressed from t = 0, t read once per animation frame (`labPlayer.t`) and timed
+- steps/s: Play pressed from t = 0, t read once per animation frame (`lab.player.t`) and timed
   each time it changes, for up to `--seconds` or until the run ends. Median of `--repeat`
   plays, with the view as tall as the page, so that every figure is painted on every step (the
   goal's measure); `laptop` is the same in a 1400 x 1000 view, where the figures out of view
   hold their repaints (assets/lab.js).
-- show ms: the synchronous time of one step (`labPlayer.step()`: frame t into every view).
+- show ms: the synchronous time of one step (`lab.player.step()`: frame t into every view).
 - → ms: the → key pressed (a real key event, through the shell's keyboard handler) to the
   next painted frame. Medians over `--steps` single steps.
 
@@ -65,14 +65,14 @@ QUERIES = {
 # In the page, once per animation frame (so only while the main thread is free to paint): the
 # page's t, and the time each new t was seen. Until the run stops or the time is up.
 PLAY_JS = """async (seconds) => {
-  const readT = () => Number(window.labPlayer.t);
+  const readT = () => Number(window.lab.player.t);
   const frame = () => new Promise((r) => requestAnimationFrame(r));
   await frame();
   const first = readT();
   const start = performance.now();
   const changes = [];
   let last = first;
-  window.labPlayer.play();
+  window.lab.player.play();
   while (performance.now() - start < seconds * 1000) {
     await frame();
     const t = readT();
@@ -98,7 +98,7 @@ IDLE_JS = """async (seconds) => {
 SHOW_JS = """async () => {
   await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));  // start on a quiet frame
   const t0 = performance.now();
-  window.labPlayer.step();
+  window.lab.player.step();
   return performance.now() - t0;
 }"""
 # Arms a listener: the time from the next → keydown to the frame painted after it.
@@ -114,15 +114,15 @@ KEY_ARM_JS = """() => {
 def open_page(browser, url: str):
     page = browser.new_page(viewport=VIEWPORT)
     page.goto(url)
-    page.wait_for_function("window.labLive === true || window.labFailed", timeout=LIVE_TIMEOUT_MS)
-    if page.evaluate("Boolean(window.labFailed)"):
+    page.wait_for_function("window.lab?.state.live === true || window.lab?.state.failed", timeout=LIVE_TIMEOUT_MS)
+    if page.evaluate("Boolean(window.lab.state.failed)"):
         raise RuntimeError(f"{url} failed to start")
     page.wait_for_timeout(1000)  # let the first paint and start-up notices settle
     return page
 
 
 def playing(page) -> bool:
-    return bool(page.evaluate("window.labPlayer.playing"))
+    return bool(page.evaluate("window.lab.player.playing"))
 
 
 def play_rates(page, seconds: float) -> tuple[float, float]:
@@ -131,11 +131,11 @@ def play_rates(page, seconds: float) -> tuple[float, float]:
     steps/s counts every step t advanced; shown/s only the frames that painted a new t. They
     differ when steps run back to back without letting the browser paint in between.
     """
-    page.evaluate("window.labPlayer.reset()")
+    page.evaluate("window.lab.player.reset()")
     page.wait_for_timeout(300)
     played = page.evaluate(PLAY_JS, seconds)
     if playing(page):
-        page.evaluate("window.labPlayer.pause()")
+        page.evaluate("window.lab.player.pause()")
     page.wait_for_timeout(300)
     changes = played["changes"]
     if not changes:
@@ -147,15 +147,15 @@ def play_rates(page, seconds: float) -> tuple[float, float]:
 def step_times(page, steps: int, t_max: int) -> tuple[float, float]:
     """Median (show ms, → to painted frame ms) over single steps from t = 0, restarting at
     t_max."""
-    page.evaluate("window.labPlayer.reset()")
+    page.evaluate("window.lab.player.reset()")
     page.locator("body").click(position={"x": 2, "y": 2})  # focus the page, not a control
     show_ms, key_ms = [], []
     for _ in range(steps):
-        if page.evaluate("window.labPlayer.t") >= t_max:
-            page.evaluate("window.labPlayer.reset()")
+        if page.evaluate("window.lab.player.t") >= t_max:
+            page.evaluate("window.lab.player.reset()")
         show_ms.append(page.evaluate(SHOW_JS))
-        if page.evaluate("window.labPlayer.t") >= t_max:
-            page.evaluate("window.labPlayer.reset()")
+        if page.evaluate("window.lab.player.t") >= t_max:
+            page.evaluate("window.lab.player.reset()")
         page.evaluate(KEY_ARM_JS)
         page.keyboard.press("ArrowRight")
         page.wait_for_function("window.__keyMs !== null")
@@ -193,7 +193,7 @@ def main() -> None:
                 if args.pages and info.slug not in args.pages:
                     continue
                 page = open_page(browser, f"{base}{info.slug}.html?{QUERIES.get(info.slug, 'speed=60')}")
-                t_max = int(page.evaluate("window.labPlayer.tMax"))
+                t_max = int(page.evaluate("window.lab.player.tMax"))
                 n_plays = max(args.repeat, math.ceil(args.min_steps / t_max))
                 # A laptop's view first (figures below it are paused), then one tall enough
                 # for every figure of the page to be painted on every step.

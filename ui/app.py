@@ -3,11 +3,11 @@
 
 The browser sees a page twice. build.py renders each page's default run in CPython into a
 Bokeh document that ships inside the HTML: the shell shows it at first paint and its player
-(assets/player.js) steps through it with no Python. Once Pyodide has started, ``launch`` builds
+(assets/js/player.js) steps through it with no Python. Once Pyodide has started, ``launch`` builds
 the same page live (with the link's settings), renders it out of sight, links it to Python and
 asks the player to take over: the player carries t, the theme and the presenter view across and
 swaps the two in one frame. From then on Python runs when a setting changes; stepping stays in
-the browser. The shell talks to the page through ``window.labPy`` (CSV, the settings' query).
+the browser. The shell talks to the page through ``window.lab.py`` (CSV, the settings' query).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import contextlib
 import json
 import sys
 
+from ui.contract import contract
 from ui.urlstate import apply_query, link_contract, to_query
 
 IN_BROWSER = sys.platform == "emscripten"
@@ -69,8 +70,10 @@ def prerender(page_class) -> dict:
     page = page_class()
     page.controls_ready = False
     page.show(0)
-    return {"doc": document_json(page.layout, TARGET), "link": link_contract(page),
-            "csv": page.csv(), "t_max": page.run.t_max}
+    # "contract" is its own key of lab-config once the build passes it; until then it rides in
+    # "link", which the build passes whole (assets/js/config.js reads either)
+    return {"doc": document_json(page.layout, TARGET), "link": {**link_contract(page), "contract": contract()},
+            "contract": contract(), "csv": page.csv(), "t_max": page.run.t_max}
 
 
 def launch(page_class) -> None:
@@ -109,7 +112,7 @@ async def _render(layout, target: str, adopt=None):
     - the changes made inside ``batch()`` go to BokehJS as one patch (Panel sends each model
       change as its own);
     - changes the player makes in the browser (frame t of a run, the timeline) are not sent
-      back to Python: the player's guard (assets/player.js) filters them before Panel's link.
+      back to Python: the player's guard (assets/js/player.js) filters them before Panel's link.
     Returns (batch, the BokehJS document, whether it was adopted), or None (see ``adopt``).
     """
     import js  # noqa: PLC0415
@@ -118,7 +121,7 @@ async def _render(layout, target: str, adopt=None):
 
     pydoc, model_json = pnpy._model_json(layout, target)
     ids = {m.id for m in pydoc.models} | {m.id for m in pydoc.config.references()}
-    adopted = adopt is not None and ids == set(js.window.labPlayer.ids(adopt).to_py())
+    adopted = adopt is not None and ids == set(js.window.lab.player.ids(adopt).to_py())
     if adopt is not None and not adopted:
         return None
     if adopted:
@@ -126,7 +129,7 @@ async def _render(layout, target: str, adopt=None):
     else:
         views = await js.window.Bokeh.embed.embed_item(js.JSON.parse(model_json))
         jsdoc = list(views.roots)[0].model.document
-    js.window.labPlayer.guard(jsdoc)
+    js.window.lab.player.guard(jsdoc)
     pnpy._link_docs(pydoc, jsdoc)
     pydoc.unhold()
     panel_sync = [cb for cb in pydoc.callbacks._change_callbacks
@@ -179,7 +182,7 @@ async def _launch_in_browser(page_class):
     from pyodide.ffi import create_proxy, to_js  # noqa: PLC0415
 
     _replace_html_sanitizer()
-    shell = js.window.labShell
+    shell = js.window.lab.shell
     current: list = []
 
     def report(error: Exception) -> None:
@@ -197,9 +200,9 @@ async def _launch_in_browser(page_class):
         serialization._simple_id = id_base
         page = page_class()
         notices = apply_query(page, str(js.window.location.search))
-        page.after_apply = lambda: js.window.labPlayer.refresh()
-        page.before_apply = lambda: js.window.labPlayer.prepare()
-        page.seek_player = lambda t: js.window.labPlayer.seek(int(t))  # "Show it on the plots"
+        page.after_apply = lambda: js.window.lab.player.refresh()
+        page.before_apply = lambda: js.window.lab.player.prepare()
+        page.seek_player = lambda t: js.window.lab.player.seek(int(t))  # "Show it on the plots"
         return page, notices
 
     # The page on screen was built ahead of time from these very settings: built the same
@@ -209,7 +212,7 @@ async def _launch_in_browser(page_class):
     adopt = on_screen if on_screen and to_query(page) == str(shell.defaultSettings()) else None
     if adopt is not None:
         page.controls_ready = False  # as built ahead of time; ready once linked
-        page.show(int(js.window.labPlayer.t))
+        page.show(int(js.window.lab.player.t))
     rendered = await _render(page.layout, LIVE_TARGET, adopt)
     if rendered is None:  # built otherwise after all: render it anew, with ids that cannot meet
         js.console.warn("The live page differs from the one built ahead of time: rendered anew.")
@@ -225,12 +228,12 @@ async def _launch_in_browser(page_class):
     def apply(query) -> str:  # a page's own link to its settings (the shell's lab-settings-link)
         with page.batch():
             notes = apply_query(page, str(query))
-        js.window.labPlayer.refresh()
+        js.window.lab.player.refresh()
         return " ".join(notes)
 
     hooks = {"csv": create_proxy(page.csv), "query": create_proxy(lambda: to_query(page)),
              "apply": create_proxy(apply)}
-    js.window.labPy = to_js(hooks, dict_converter=js.Object.fromEntries)
+    js.window.lab.py = to_js(hooks, dict_converter=js.Object.fromEntries)
     shell.setSettings(to_query(page))
     shell.takeover(jsdoc, adopted)
     shell.notice(" ".join([*notices, page.notice]).strip())

@@ -127,7 +127,7 @@ def watch(page, *, route: bool = True) -> Visit:
 
 def wait_ready(page, timeout: int = 60_000) -> None:
     """The page built ahead of time is on screen and steps (Python may still be loading)."""
-    page.wait_for_function("window.labPrerendered === true || !!window.labFailed", timeout=timeout)
+    page.wait_for_function("window.lab?.state.prerendered === true || !!window.lab?.state.failed", timeout=timeout)
 
 
 def hold_python(target) -> list:
@@ -192,12 +192,12 @@ def painted(page) -> None:
 
 
 def t_of(page) -> int:
-    return int(page.evaluate("window.labPlayer.t"))
+    return int(page.evaluate("window.lab.player.t"))
 
 
 def wait_live(page, timeout: int = LIVE_TIMEOUT_MS) -> None:
-    page.wait_for_function("window.labLive === true || !!window.labFailed", timeout=timeout)
-    failed = page.evaluate("window.labFailed || ''")
+    page.wait_for_function("window.lab?.state.live === true || !!window.lab?.state.failed", timeout=timeout)
+    failed = page.evaluate("window.lab.state.failed || ''")
     if failed:
         detail = page.evaluate("(document.querySelector('#lab-error pre') || {}).textContent || ''")
         raise AssertionError(f"page failed to start: {failed}\n{detail[-2000:]}")
@@ -222,7 +222,7 @@ def open_built(context, url: str) -> Visit:
     hold_python(page)
     page.goto(url)
     wait_ready(page)
-    assert page.evaluate("window.labLive") is None
+    assert page.evaluate("window.lab.state.live") is False
     assert page.evaluate(CSP_META_JS) == content_security_policy()
     return visit
 
@@ -312,9 +312,9 @@ def assert_accessible(page) -> None:
             page.wait_for_function("(t) => document.documentElement.dataset.theme === t", arg=theme)
             painted(page)
         assert (theme, page.evaluate(AXE_JS)) == (theme, [])
-    alts = page.evaluate("""() => labPlayer.groups
+    alts = page.evaluate("""() => lab.player.groups
       .filter(([m, attrs]) => attrs.some(([a]) => a === '@alt'))
-      .map(([m]) => { const el = labViewOf(m) && labViewOf(m).el;
+      .map(([m]) => { const el = lab.viewOf(m) && lab.viewOf(m).el;
                       return el ? [el.getAttribute('role'), el.getAttribute('aria-label') || ''] : null; })""")
     assert alts and all(a and a[0] == "img" and any(c.isdigit() for c in a[1]) for a in alts), alts
     assert page.locator("#lab-say").get_attribute("aria-live") == "polite"

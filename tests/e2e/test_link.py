@@ -43,14 +43,14 @@ def test_each_shell_key_keeps_t_steps_at_once_and_is_adopted(context, server, ca
     step = page.get_by_role("button", name="Step", exact=True)
     assert step.is_enabled(), case
     step.click()
-    page.wait_for_function("window.labPlayer.t === 4")
+    page.wait_for_function("window.lab?.player.t === 4")
     assert page.locator("#btn-csv").is_enabled(), case
     assert page.locator("#lab-notice-text").inner_text() == "", case
     for route in held:
         route.continue_()
     page.unroute("**/pyodide/pyodide.asm.wasm")
     wait_live(page)
-    assert page.evaluate("window.labAdopted") is True, case  # the page on screen, not a new one
+    assert page.evaluate("window.lab.state.adopted") is True, case  # the page on screen, not a new one
     assert t_of(page) == 4, case
     query = query_of(page)
     for pair in CASES[case].split("&"):

@@ -115,9 +115,9 @@ def test_keys_do_one_thing_each(context, server):
     page.get_by_role("button", name="Step", exact=True).focus()
     t = t_of(page)
     page.keyboard.press(" ")
-    page.wait_for_function("(t) => window.labPlayer.t === t", arg=t + 1)
+    page.wait_for_function("(t) => window.lab?.player.t === t", arg=t + 1)
     painted(page)
-    assert t_of(page) == t + 1 and page.evaluate("window.labPlayer.playing") is False
+    assert t_of(page) == t + 1 and page.evaluate("window.lab.player.playing") is False
     # typing in a field never steps
     seed = page.locator("#lab-app input.bk-input").first
     seed.click()
@@ -174,12 +174,12 @@ def test_keys_work_inside_an_iframe(context, server, tmp_path):
     hold_python(page)
     page.goto(f"{course.url}course.html")
     frame = page.frames[1]
-    frame.wait_for_function("window.labPrerendered === true", timeout=60_000)
+    frame.wait_for_function("window.lab?.state.prerendered === true", timeout=60_000)
     frame.locator("body").click(position={"x": 5, "y": 5})
     page.keyboard.press("ArrowRight")
-    frame.wait_for_function("window.labPlayer.t === 1")
+    frame.wait_for_function("window.lab?.player.t === 1")
     page.keyboard.press(" ")
-    frame.wait_for_function("window.labPlayer.t >= 3", timeout=30_000)
+    frame.wait_for_function("window.lab?.player.t >= 3", timeout=30_000)
     page.keyboard.press(" ")
     course.close()
     assert visit.problems() == []
@@ -280,7 +280,7 @@ def test_a_broken_build_says_what_went_wrong(context, tmp_path):
     try:
         page = context.new_page()
         page.goto(f"{server.url}running-sum.html")
-        page.wait_for_function("!!window.labFailed", timeout=120_000)
+        page.wait_for_function("!!window.lab?.state.failed", timeout=120_000)
         box = page.locator("#lab-error")
         assert box.is_visible()
         assert "Could not download" in box.inner_text() and wheel.name in box.inner_text()
@@ -295,7 +295,7 @@ def test_a_broken_build_says_what_went_wrong(context, tmp_path):
 def test_opened_from_a_file_explains_what_to_do(context):
     page = context.new_page()
     page.goto((SITE / "running-sum.html").as_uri())
-    page.wait_for_function("!!window.labFailed", timeout=30_000)
+    page.wait_for_function("!!window.lab?.state.failed", timeout=30_000)
     assert "make serve" in page.locator("#lab-error").inner_text()
 
 
@@ -306,14 +306,14 @@ def test_offline_after_the_first_visit(browser, server):
     # The service worker caches the whole site, then takes control of the page; the page says
     # when it is safe to unplug, in the quiet line, the footer and the help.
     page.wait_for_function("!!navigator.serviceWorker.controller", timeout=120_000)
-    page.wait_for_function("window.labOffline === true", timeout=120_000)
+    page.wait_for_function("window.lab?.state.offline === true", timeout=120_000)
     assert page.locator("#lab-offline").inner_text() == "Saved for offline use"
     assert "Saved for offline use" in page.locator("#lab-offline-state").inner_text()
     ctx.set_offline(True)
     page.reload()
     wait_live(page)
     # a visit from the offline copy asks the worker, which has it all
-    page.wait_for_function("window.labOffline === true", timeout=30_000)
+    page.wait_for_function("window.lab?.state.offline === true", timeout=30_000)
     page.get_by_role("button", name="Step", exact=True).click()
     assert t_of(page) == 1
     other = ctx.new_page()

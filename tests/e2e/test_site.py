@@ -48,17 +48,17 @@ def test_steps_before_python_and_after_it_takes_over(context, server, slug):
     held = hold_python(page)
     page.goto(f"{server.url}{slug}.html")
     wait_ready(page)
-    assert page.evaluate("window.labLive") is None
+    assert page.evaluate("window.lab.state.live") is False
     page.wait_for_selector(".lab-text .katex", timeout=10_000)  # formulas typeset before Python
     assert "Python" in page.locator("#lab-status").inner_text()
     shot(page, f"{slug}-before-python")
     before = snapshot(page)
     assert before, "the page built ahead of time holds no plot data"
     # its first render is the top of the page; the parts set aside join in the next frames
-    page.wait_for_function("window.labTimings.joined", timeout=10_000)
-    unbuilt = page.evaluate("""[...labPlayer.doc.all_models]
+    page.wait_for_function("window.lab?.timings.joined", timeout=10_000)
+    unbuilt = page.evaluate("""[...lab.player.doc.all_models]
         .filter((m) => 'sizing_mode' in m && (Array.isArray(m.children) || 'renderers' in m))
-        .filter((m) => { const v = labViewOf(m); return !(v && v.el && v.el.isConnected); })
+        .filter((m) => { const v = lab.viewOf(m); return !(v && v.el && v.el.isConnected); })
         .map((m) => m.type)""")
     assert unbuilt == [], f"parts of the page built ahead of time never joined: {unbuilt}"
     step = page.get_by_role("button", name="Step", exact=True)
@@ -66,9 +66,9 @@ def test_steps_before_python_and_after_it_takes_over(context, server, slug):
     assert t_of(page) == 1 and snapshot(page) != before
     assert page.evaluate("new URLSearchParams(location.search).get('t')") == "1"
     page.get_by_role("button", name="Play", exact=True).click()
-    page.wait_for_function("window.labPlayer.t >= 2", timeout=10_000)
+    page.wait_for_function("window.lab?.player.t >= 2", timeout=10_000)
     # Pause, if it still plays: checked and pressed in one go (a run can end between the two)
-    page.evaluate("() => { if (window.labPlayer.playing) document.getElementById('tp-play').click(); }")
+    page.evaluate("() => { if (window.lab.player.playing) document.getElementById('tp-play').click(); }")
     t = t_of(page)
     page.get_by_role("button", name="Back", exact=True).click()
     assert t_of(page) == t - 1
@@ -81,12 +81,12 @@ def test_steps_before_python_and_after_it_takes_over(context, server, slug):
     page.unroute("**/pyodide/pyodide.asm.wasm")
     wait_live(page)
     # Python took over the document on screen, model for model (no second render)
-    assert page.evaluate("window.labAdopted") is True
+    assert page.evaluate("window.lab.state.adopted") is True
     assert t_of(page) == held_t, "the takeover lost t"
     assert snapshot(page) == at_held_t, "the live page shows another picture at the same t"
     assert page.locator("#lab-app-live").count() == 0 and page.locator("#lab-app").count() == 1
     # the exercise's answer field (disabled in the page built ahead of time) takes answers now
-    answer = page.evaluate("[...labPlayer.doc.all_models].filter((m) => m.title === 'Your answer')"
+    answer = page.evaluate("[...lab.player.doc.all_models].filter((m) => m.title === 'Your answer')"
                            ".map((m) => [m.disabled, m.placeholder])")
     assert len(answer) == (slug in GENERATORS), answer
     assert all(not disabled and "Python" not in hint for disabled, hint in answer), answer
@@ -98,7 +98,7 @@ def test_steps_before_python_and_after_it_takes_over(context, server, slug):
     control.focus()
     page.keyboard.press("ArrowRight")
     page.wait_for_function("(q) => !location.search.includes(q)", arg=settings, timeout=30_000)
-    assert page.evaluate("window.labPlayer.tMax") >= 1
+    assert page.evaluate("window.lab.player.tMax") >= 1
     shot(page, slug)
     assert_accessible(page)  # on this live page: a Python start costs seconds
     assert visit.problems() == []
@@ -108,7 +108,7 @@ def test_python_failing_to_start_leaves_the_default_run_working(context, server)
     page = context.new_page()
     page.route("**/pyodide/pyodide.asm.wasm", lambda route: route.abort())
     page.goto(f"{server.url}running-sum.html")
-    page.wait_for_function("!!window.labFailed", timeout=60_000)
+    page.wait_for_function("!!window.lab?.state.failed", timeout=60_000)
     wait_ready(page)
     box = page.locator("#lab-error")
     assert "What still works" in box.inner_text() and "Step" in box.inner_text()
@@ -140,7 +140,7 @@ def test_a_link_with_its_own_settings_waits_and_keeps_t(context, server):
 def test_python_in_the_browser_is_the_pinned_one_and_computes_what_cpython_does(context, server):
     visit = open_page(context, f"{server.url}{PAGE_SLUGS[0]}.html")
     versions = visit.page.evaluate(
-        "window.labPyodide.runPython('import sys, numpy, panel, bokeh; "
+        "window.lab.pyodide.runPython('import sys, numpy, panel, bokeh; "
         "\",\".join([sys.version.split()[0], numpy.__version__, panel.__version__, bokeh.__version__])')")
     assert versions == "3.12.7,2.0.2,1.9.4,3.9.2"
     code = """
@@ -157,7 +157,7 @@ out = {
 }
 json.dumps(out)
 """
-    browser_result = json.loads(visit.page.evaluate("code => window.labPyodide.runPython(code)", code))
+    browser_result = json.loads(visit.page.evaluate("code => window.lab.pyodide.runPython(code)", code))
     namespace: dict = {}
     exec(code.replace("json.dumps(out)", "result = json.dumps(out)"), namespace)
     cpython_result = json.loads(namespace["result"])
@@ -216,13 +216,13 @@ def test_figures_out_of_view_hold_their_repaints_and_repaint_when_seen(context, 
 def _run_changed(page, before: dict) -> None:
     """Wait until Python has sent a new run (t_max or the link's settings moved) and the
     browser has painted it."""
-    page.wait_for_function("(b) => window.labPlayer.tMax !== b.tMax || location.search.split('&t=')[0] !== b.q",
+    page.wait_for_function("(b) => window.lab?.player.tMax !== b.tMax || location.search.split('&t=')[0] !== b.q",
                            arg=before, timeout=30_000)
     painted(page)  # BokehJS builds a text glyph's labels after the change
 
 
 def _where(page) -> dict:
-    return page.evaluate("({tMax: window.labPlayer.tMax, q: location.search.split('&t=')[0]})")
+    return page.evaluate("({tMax: window.lab.player.tMax, q: location.search.split('&t=')[0]})")
 
 
 def test_heatmaps_that_shrink_and_grow_again_raise_no_error(context, server):

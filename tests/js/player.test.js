@@ -1,27 +1,21 @@
-// The browser player (assets/player.js) in node: frames applied per model, clamping, stops,
-// the guard that keeps the player's own changes from Python, and the theme restyle.
-"use strict";
-const test = require("node:test");
-const assert = require("node:assert/strict");
-const path = require("node:path");
+// The browser player (assets/js/player.js, guard.js, restyle.js) in node: frames applied per
+// model, clamping, stops, the guard that keeps the player's own changes from Python, and the
+// theme restyle.
+import test from "node:test";
+import assert from "node:assert/strict";
+import { apply, clamp, group, player } from "../../assets/js/player.js";
+import { restyle } from "../../assets/js/restyle.js";
+import { fakeDoc as docOf, loadConfig, model, source } from "./fixture.js";
 
-global.window = undefined;
-const { player, apply, group, clamp, restyle } = require(path.join(__dirname, "..", "..", "assets", "player.js"));
-
-// Minimal stand-ins for BokehJS models: a data source (data) and a model with setv.
-function source(data) {
-  const s = { sets: 0, set data(v) { this._d = v; this.sets += 1; }, get data() { return this._d; } };
-  s.data = data;
-  return s;
-}
-function model(props) { return Object.assign({ setv(p) { Object.assign(this, p); this.calls = (this.calls || 0) + 1; } }, props); }
+const config = loadConfig();
+const F = config.contract.frames;  // the frame bindings' names (ui/contract.py)
 
 test("apply puts frame t of each column into its model, one assignment per model", () => {
   const cells = source({ x: [0, 1], label: ["a", "b"], ink: ["k", "k"] });
   cells.sets = 0;
   const span = model({ location: 0 });
   const columns = { "0:label": [["a", "b"], ["c", "d"]], "0:ink": [["k", "k"], ["w", "k"]], "1:m": [0, 7] };
-  const groups = group([[cells, "data.label", "0:label"], [cells, "data.ink", "0:ink"], [span, "location", "1:m"]]);
+  const groups = group([[cells, `${F.data_prefix}label`, "0:label"], [cells, `${F.data_prefix}ink`, "0:ink"], [span, "location", "1:m"]]);
   apply(groups, columns, 1);
   assert.deepEqual(cells.data, { x: [0, 1], label: ["c", "d"], ink: ["w", "k"] });
   assert.equal(cells.sets, 1);
@@ -32,7 +26,7 @@ test("apply puts frame t of each column into its model, one assignment per model
 test("text alternatives go to the describe callback, not to the model", () => {
   const fig = model({});
   const seen = [];
-  apply(group([[fig, "@alt", "a"]]), { a: ["zero", "one"] }, 1, (m, text) => seen.push([m, text]));
+  apply(group([[fig, F.alt, "a"]]), { a: ["zero", "one"] }, 1, (m, text) => seen.push([m, text]));
   assert.deepEqual(seen, [[fig, "one"]]);
   assert.equal(fig.calls, undefined);
 });
@@ -41,10 +35,8 @@ test("clamp keeps t within the run and reads nonsense as 0", () => {
   assert.deepEqual([clamp(-3, 5), clamp(9, 5), clamp("2", 5), clamp("x", 5), clamp(2.6, 5)], [0, 5, 2, 0, 3]);
 });
 
-function fakeDoc(frames) {
-  const models = [frames];
-  return { all_models: new Set(models), get_model_by_name: (n) => (n === "lab-frames" ? frames : null) };
-}
+// A document whose frames source is found by name, as player.attach looks for it.
+const fakeDoc = (frames) => docOf([Object.assign(frames, { name: config.contract.frames.source })]);
 
 test("the player steps, stops at the end, goes back, resets and jumps between named stops", () => {
   const span = model({ location: -1 });

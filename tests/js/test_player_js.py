@@ -1,9 +1,14 @@
-"""The browser player's own tests (tests/js/*.test.js) under node's test runner, as part of
-pytest, one pytest test per node test (node runs them all once, for the module): node ships with
-this machine kind (Debian's nodejs elsewhere; `make test` installs it)."""
+"""The shell's and the player's own tests (tests/js/*.test.js, one file per module of
+assets/js/) under node's test runner, as part of pytest, one pytest test per node test (node runs
+them all once, for the module): node ships with this machine kind (Debian's nodejs elsewhere;
+`make test` installs it). The modules read the page config Python writes (ui/contract.py,
+ui/urlstate.py): ``page_config`` makes it for the running-sum page and hands it to node in a
+file."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shutil
 import subprocess
@@ -18,12 +23,30 @@ NAMES = [(f.name, name) for f in FILES
          for name in re.findall(r'^test\("((?:[^"\\]|\\.)*)"', f.read_text(), re.M)]
 
 
+def page_config() -> dict:
+    """The parts of lab-config the modules read, as build.py writes them for running-sum."""
+    from ui.app import fresh_ids  # noqa: PLC0415
+    from ui.contract import contract  # noqa: PLC0415
+    from ui.pages import PAGES, page_class  # noqa: PLC0415
+    from ui.urlstate import link_contract  # noqa: PLC0415
+
+    fresh_ids()
+    page = page_class(PAGES[0])()
+    return {"page": PAGES[0].slug, "title": PAGES[0].title, "build": "test0build",
+            "sizes": {"core": 10_000_000, "wheels": 20_000_000, "count": 10},
+            "link": link_contract(page), "contract": contract(),
+            "prerender": {"t_max": page.run.t_max, "csv": page.csv()}}
+
+
 @pytest.fixture(scope="module")
-def node_results() -> tuple[dict[str, bool], str]:
+def node_results(tmp_path_factory) -> tuple[dict[str, bool], str]:
     node = shutil.which("node") or shutil.which("nodejs")
     assert node, "node is needed for the player's tests (Debian: apt-get install nodejs)"
+    config = tmp_path_factory.mktemp("js") / "config.json"
+    config.write_text(json.dumps(page_config()))
     result = subprocess.run([node, "--test", "--test-reporter=tap", *map(str, FILES)],
-                            capture_output=True, text=True, timeout=120)
+                            capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "LAB_TEST_CONFIG": str(config)})
     outcome = {m[2]: not m[1] for m in re.finditer(r"^\s*(not )?ok \d+ - (.*)$", result.stdout, re.M)}
     return outcome, result.stdout + result.stderr
 

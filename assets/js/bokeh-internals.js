@@ -1,0 +1,128 @@
+// Every BokehJS internal the shell and the player reach into, in one place. Each was checked
+// against BokehJS 3.9.2 (the version build.py ships); each says what it gains and what happens
+// without it (the fallback, taken when the internal is missing or throws), so a new BokehJS
+// that changes one costs speed, never the page.
+//
+// Elsewhere:
+// - the build patches the shipped bokeh.min.js itself: BOKEHJS_PATCHES (build.py, moving to
+//   sitebuild/bokehjs.py): the MathJax loader emptied, a stylesheet written only when it
+//   changes, an overlay-only repaint that does not re-measure side panels, a held figure not
+//   laid out, no --bk-* CSS variable reads; each must match exactly once or the build stops.
+// - ui/app.py (Python, through Pyodide) calls Bokeh.embed.embed_item and the document's
+//   apply_json_patch, as Panel's own panel.io.pyodide does.
+// Nothing here runs on import.
+
+const bokeh = () => (typeof window !== "undefined" && window.Bokeh) || null;
+
+// [3.9.2] doc.all_models (a Set of every model of a document). Public in use, private in name. Gains:
+// walking a document without a model graph walk of our own. Fallback: none needed in 3.x; a
+// document without it is read as having no models (nothing is restyled or culled).
+export function allModels(doc) {
+  return doc && doc.all_models ? [...doc.all_models] : [];
+}
+
+// [3.9.2] doc.roots: a method in 3.x, a list in older builds (and in the tests' fakes).
+export function rootsOf(doc) {
+  const r = doc && (typeof doc.roots === "function" ? doc.roots() : doc.roots);
+  return r ? [...r] : [];
+}
+
+// [3.9.2] Bokeh.index: every root view on the page. Gains: finding a model's view without asking each
+// document. Fallback: an empty list (no culling, no text alternatives, no fit measurement).
+export function rootViews() {
+  const b = bokeh();
+  return b && b.index ? [...b.index] : [];
+}
+
+// [3.9.2] A model's view: rootView.owner.find_one(model) (ViewManager, 3.x). Remembered while its
+// element is on the page. Gains: the figures' elements (culling, labels, text alternatives,
+// the presenter fit's measurements). Fallback: null (that model is left alone).
+const views = new WeakMap();
+export function viewOf(model) {
+  let view = views.get(model);
+  if (view && view.el && view.el.isConnected) return view;
+  view = null;
+  for (const root of rootViews()) {
+    view = root.owner && typeof root.owner.find_one === "function" ? root.owner.find_one(model) : null;
+    if (view) break;
+  }
+  if (view) views.set(model, view);
+  return view;
+}
+
+// Root views that show a given document.
+export const rootViewsOf = (doc) => rootViews().filter((v) => v.model && v.model.document === doc);
+
+// Every document on screen.
+export const documentsOnScreen = () => new Set(rootViews().map((v) => v.model.document));
+
+// [3.9.2] model.hold_render (a Plot property since 3.2): a held figure takes changes but does not
+// repaint. Gains: a step repaints only the figures near the view (running-sum's eight figures,
+// gates' twelve). Fallback: a model without it is never held (every figure keeps painting).
+export const isFigure = (model) => "renderers" in model && "toolbar" in model;
+export function hold(model, on) {
+  if ("hold_render" in model && model.hold_render !== on) model.hold_render = on;
+}
+// [3.9.2] ... and a held figure painted now (view.repaint(), not the next animation frame): printing.
+export function releaseNow(view) {
+  if (!view.model.hold_render) return;
+  view.model.hold_render = false;
+  if (typeof view.repaint === "function") view.repaint();
+}
+
+// [3.9.2] Layout put off: each root view's invalidate_layout is shadowed for the duration of a restyle
+// and called once after. BokehJS lays the page out again on every change of a size; a restyle
+// makes dozens (gates' presenter restyle: 1.0-1.7 s -> 60-130 ms, measured). Fallback: with no
+// root views (node, before render) nothing is put off.
+export function deferLayout(doc) {
+  const roots = rootViewsOf(doc);
+  const pending = new Set();
+  for (const v of roots) v.invalidate_layout = () => pending.add(v);  // shadows the prototype's
+  return () => {
+    for (const v of roots) delete v.invalidate_layout;
+    for (const v of pending) v.invalidate_layout();
+  };
+}
+
+// [3.9.2] A Div's text straight into its view's element (view.markup_el), the model told silently
+// (setv(..., {silent: true})). Gains: a readout's new text without BokehJS re-rendering the Div
+// and laying out the page (20-60 ms a readout, measured). Fallback: false (the caller sets
+// the model's text the public way).
+export function setMarkup(model, text) {
+  const view = model.type === "Div" && !model.render_as_text ? viewOf(model) : null;
+  if (!view || !view.markup_el || typeof model.setv !== "function") return false;
+  model.setv({ text }, { silent: true });
+  view.markup_el.innerHTML = text;
+  return true;
+}
+
+// [3.9.2] The document built ahead of time, decoded (Bokeh.require("document").Document.from_json) and
+// rendered by Bokeh.embed.add_document_standalone: the page is themed and styled, and parts
+// set aside, between the two (each change after rendering cost another layout and paint).
+// Fallback: Bokeh.embed.embed_item, which decodes and renders in one call (then nothing is set
+// aside or held before the first render). Returns {doc, render(el) | null}.
+export async function decodeDocument(item, target) {
+  const b = bokeh();
+  const Document = typeof b.require === "function" && b.require("document").Document;
+  const standalone = Document && b.embed.add_document_standalone;
+  if (standalone) {
+    const doc = Document.from_json(item.doc);
+    return { doc, render: () => standalone(doc, target) };
+  }
+  const doc = (await b.embed.embed_item(item)).roots[0].model.document;
+  return { doc, render: null };
+}
+
+// [3.9.2] Frees the views rendered inside an element (view.remove()), before the element goes.
+export function removeViewsIn(el) {
+  for (const view of rootViews()) if (view.el && el.contains(view.el)) view.remove();
+}
+
+// [3.9.2] The document's on_change, wrapped: Panel's link (panel.io.pyodide._link_docs) registers its
+// callback through it, so what it is given can be filtered or delayed. Fallback: a document
+// without on_change is left as it is (the player's own changes then reach Python too).
+export function wrapOnChange(jsdoc, wrap) {
+  if (typeof jsdoc.on_change !== "function") return;
+  const onChange = jsdoc.on_change.bind(jsdoc);
+  jsdoc.on_change = (callback, ...rest) => onChange(wrap(callback), ...rest);
+}

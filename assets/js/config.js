@@ -1,0 +1,37 @@
+// The page's config (the lab-config block build.py writes: page, title, build, packages,
+// sizes, the entry script's code, the link contract, what the page built ahead of time holds),
+// read once on first use, and two DOM helpers every module uses.
+let config = null;
+
+export function pageConfig() {
+  if (config === null) config = JSON.parse(document.getElementById("lab-config").textContent);
+  return config;
+}
+
+// Set the config by hand (the node tests; a worker client).
+export function useConfig(value) { config = value; }
+
+// The link contract, stated once in Python (ui/urlstate.py: SHELL_KEYS, link_contract).
+export const linkContract = () => pageConfig().link;
+
+// The role classes and frame bindings, stated once in Python (ui/contract.py).
+export function contract() {
+  const config = pageConfig();
+  const c = config.contract || (config.link && config.link.contract);  // link's: until the build passes "contract"
+  if (!c) throw new Error("lab-config has no contract: the build writes ui.contract.contract() (ui.app.prerender's \"contract\") into it");
+  return c;
+}
+export const roles = () => contract().roles;
+export const frameBindings = () => contract().frames;
+export const viewClass = (name) => contract().view_prefix + name;
+// Does a model carry a role's class (role: a key of ui/contract.py's ROLES) or a class?
+export const hasClass = (m, cls) => Array.isArray(m.css_classes) && m.css_classes.includes(cls);
+export const hasRole = (m, role) => hasClass(m, roles()[role]);
+
+export const $ = (id) => document.getElementById(id);
+export const root = () => document.documentElement;
+export const presenting = () => document.documentElement.classList.contains("present");
+export const embedded = () => document.documentElement.classList.contains("embed");
+
+// Two animation frames: what was changed before is on screen.
+export const twoFrames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));

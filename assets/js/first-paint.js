@@ -1,0 +1,130 @@
+// The page built ahead of time (the default run, from the lab-doc block): on screen and
+// stepping before Python. The document is themed, styled for this view and set to the link's
+// t before BokehJS builds a view of it: each change made after rendering cost another layout
+// and paint of the figures.
+import { allModels, decodeDocument, hold, isFigure, viewOf } from "./bokeh-internals.js";
+import { $, hasClass, hasRole, presenting, twoFrames, viewClass } from "./config.js";
+import { watchFigures, nearView, holdUnseen } from "./culling.js";
+import { fontsLoaded } from "./fonts.js";
+import { linkAsksT, seekFromLink } from "./link.js";
+import { kids, viewNames } from "./arrange.js";
+import { player } from "./player.js";
+import { stage, waitingFor } from "./progress.js";
+import { label } from "./readers.js";
+import { postHeight } from "./embeds.js";
+import { state, timings } from "./state.js";
+import { styleDoc } from "./theme.js";
+import { enableTransport } from "./transport.js";
+import { afterRender } from "./takeover.js";
+
+export async function showPrerendered() {
+  if (!window.Bokeh) return;
+  timings.scripts = performance.now();  // BokehJS and Panel have run
+  const item = JSON.parse($("lab-doc").textContent);
+  const { doc: jsdoc, render } = await decodeDocument(item, $(item.target_id));
+  timings.decoded = performance.now();
+  await fontsLoaded();  // figures measure their text as they are built: in the shipped font
+  timings.fonts = performance.now();
+  styleDoc(jsdoc);
+  player.attach(jsdoc);
+  if (linkAsksT() && !state.ownSettings) seekFromLink(player.tMax);
+  // Figures out of view are laid out but painted only once they come near it (watchFigures):
+  // all start held, and those within reach of the view are let go as soon as they are placed.
+  const figures = render ? allModels(jsdoc).filter(isFigure) : [];
+  for (const model of figures) hold(model, true);
+  let rest = [];
+  if (render) rest = setAside(jsdoc);
+  if (render) await render();
+  timings.built = performance.now();
+  for (const model of figures) {
+    const view = viewOf(model);
+    if (!view || !view.el || nearView(view.el)) hold(model, false);
+  }
+  player.describe();  // the figures' text alternatives go on their elements, now there
+  state.prerendered = true;
+  document.body.classList.add("lab-ready");
+  afterRender(jsdoc);
+  if (state.ownSettings) document.body.classList.add("lab-waiting");
+  else enableTransport(true);
+  stage("rest", `${waitingFor()}the rest of the page is being built`, "", 0.02);
+  watchFigures(jsdoc);
+  // The plots are on screen once the frame after them has been painted.
+  requestAnimationFrame(() => requestAnimationFrame(() => { timings.firstPlot = performance.now(); }));
+  state.joined = twoFrames().then(() => joinRest(jsdoc, rest));
+}
+
+// The first render builds the views of the top of the page only: the settings and the first
+// main view (the main_view role, ui/contract.py), and what comes before them. The parts after it
+// (further main views and figures, the exercise) are set aside and join just after the first
+// paint, in page order, one part a frame. Building every view first had cost running-sum's
+// first plot about a fifth (0.96 -> 0.80 s, measured; the whole page is built as soon as
+// before, 1.39 -> 1.41 s). The presenter view shows every main view at once, fitted to the
+// screen: there only what follows the last main view is set aside. A named view (?view=, a
+// course's embed) is rendered alone: every part that does not hold it joins later, hidden
+// (running-sum's "state": 0.99 -> 0.86 s). Returns what was set aside:
+// [[layout, all its children, those it kept], ...]. Writes state.mainAside.
+const isMain = (m) => hasRole(m, "main_view");
+const mainViews = (m) => (isMain(m) ? 1 : kids(m).reduce((n, k) => n + mainViews(k), 0));
+export function setAside(jsdoc, { view = state.view, present = presenting() } = {}) {
+  const roots = typeof jsdoc.roots === "function" ? jsdoc.roots() : jsdoc.roots;
+  const aside = [];
+  const cut = (m, kept) => {  // only a layout with a list of children is cut
+    if (kept.length < m.children.length) { aside.push([m, m.children, new Set(kept)]); m.children = kept; }
+  };
+  state.mainAside = false;
+  if (view) {
+    if (!viewNames(jsdoc).includes(view)) return aside;  // the whole page is shown
+    const named = viewClass(view);
+    const isNamed = (m) => hasClass(m, named);
+    const holds = (m) => isNamed(m) || kids(m).some(holds);
+    const visit = (m) => {
+      if (isNamed(m)) return;
+      if (Array.isArray(m.children)) cut(m, m.children.filter(holds));
+      kids(m).filter(holds).forEach(visit);
+    };
+    roots.filter(holds).forEach(visit);
+    return aside;
+  }
+  const all = roots.reduce((n, r) => n + mainViews(r), 0);
+  const keep = present ? all : 1;
+  state.mainAside = keep < all;
+  let seen = 0;  // main views passed, in page order
+  const visit = (m) => {
+    if (isMain(m)) { seen++; return; }
+    if (!Array.isArray(m.children)) { kids(m).forEach(visit); return; }
+    const children = m.children;
+    for (let i = 0; i < children.length; i++) {
+      if (seen >= keep) { cut(m, children.slice(0, i)); return; }
+      visit(children[i]);
+    }
+  };
+  roots.forEach(visit);
+  return aside;
+}
+
+// ... and join here, one part a frame (a part's views take up to a tenth of a second to
+// build, and a step pressed meanwhile is painted in between), in their places, styled like
+// the rest, their figures held until they come near the view.
+async function joinRest(jsdoc, rest) {
+  if (!rest.length) { timings.joined = performance.now(); return; }
+  for (const [parent, children, kept] of rest) {
+    const shown = new Set(kept);
+    for (const kid of children) {
+      if (shown.has(kid)) continue;
+      await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));  // after a paint
+      watchFigures(jsdoc);  // the figures joined a frame ago paint once near the view
+      shown.add(kid);
+      const wasApplying = player.applying;
+      player.applying = true;
+      try { parent.children = children.filter((k) => shown.has(k)); } finally { player.applying = wasApplying; }
+      holdUnseen(jsdoc);
+      styleDoc(jsdoc);
+    }
+  }
+  await twoFrames();  // BokehJS builds the new views asynchronously
+  watchFigures(jsdoc);
+  player.describe();
+  label(jsdoc);
+  postHeight();
+  timings.joined = performance.now();
+}

@@ -1,0 +1,157 @@
+// The link: the shell's own keys (t, embed, present, theme, view, speed), read and checked by
+// the link contract (ui/urlstate.py, lab-config's "link"), and written back as the page
+// changes; and the notices that name what a link asked for and did not get.
+// The settings part of the link belongs to Python once it is live (python.js: setSettings);
+// t to the player; the view flags to the shell. Before Python, the link's settings are kept
+// exactly as they came.
+import { $, linkContract, pageConfig, presenting, roles } from "./config.js";
+import { player } from "./player.js";
+import { applySettings } from "./python.js";
+import { state } from "./state.js";
+
+// ---- notices (plain text only: nothing from a link or a file is ever read as markup) ------
+// The shell's (its own keys of the link) and Python's (the settings) side by side: neither
+// replaces the other. Bounded: at most max_notices sentences, values cut and invisible
+// characters shown as escapes (what is quoted is what was given).
+const notes = { shell: [], python: "" };
+function renderNotice() {
+  const all = [...notes.shell, notes.python].filter(Boolean), max = linkContract().max_notices;
+  let text = all.slice(0, max).join(" ");
+  if (all.length > max) text += ` … and ${all.length - max} more.`;
+  $("lab-notice-text").textContent = text;
+  $("lab-notice").hidden = !text;
+}
+export const shellNote = (text) => { notes.shell.push(text); renderNotice(); };
+export const notice = (text) => { notes.python = String(text || ""); renderNotice(); };  // Python's
+export function watchNotices() {
+  $("lab-notice-close").onclick = () => { notes.shell = []; notes.python = ""; renderNotice(); };
+}
+export function shown(raw, max = linkContract().max_value_shown) {
+  const s = [...String(raw).slice(0, max + 8)].map((ch) =>
+    /[\p{C}\p{Z}]/u.test(ch) && ch !== " " ? `\\u${ch.codePointAt(0).toString(16).padStart(4, "0")}` : ch).join("");
+  return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
+}
+
+// ---- the shell's keys -------------------------------------------------------------------------
+export const isShellKey = (k) => Object.prototype.hasOwnProperty.call(linkContract().shell, k);
+export function accepts(spec, tMax, views = linkContract().views) {
+  if (spec.accepts === "flag") return `${spec.on[0]} or ${spec.off[0]}`;
+  if (spec.accepts === "choice") return `one of ${spec.values.join(", ")}`;
+  if (spec.accepts === "int") return `a whole number from ${spec.min} to ${tMax !== undefined ? tMax : "the run's last t"}`;
+  if (spec.accepts === "number") return `a number from ${spec.min} to ${spec.max}`;
+  return views.length ? `one of this page's views: ${views.join(", ")}` : "nothing: this page has no named views";
+}
+export function acceptShell(spec, raw, views = linkContract().views) {
+  const v = raw.trim().toLowerCase();
+  if (spec.accepts === "flag") return spec.on.includes(v) ? "1" : spec.off.includes(v) ? "0" : null;
+  if (spec.accepts === "choice") return spec.values.includes(v) ? v : null;
+  if (spec.accepts === "int") return /^\d{1,9}$/.test(v) && Number(v) >= spec.min ? String(Number(v)) : null;
+  if (spec.accepts === "number") {
+    const n = Number(v);
+    return /^\d{1,3}(\.\d{1,3})?$/.test(v) && n >= spec.min && n <= spec.max ? String(n) : null;
+  }
+  return views.includes(raw) ? raw : null;  // a view's name, exactly
+}
+
+let query = null;  // the link as the page was opened
+let linkT = null;  // the link's t as it came (state.shell.t may be dropped later)
+// Writes state.shell, state.ownSettings and state.view: once, first thing.
+export function readLink(search = location.search) {
+  const link = linkContract();
+  query = new URLSearchParams(search);
+  const out = {};
+  for (const [k, spec] of Object.entries(link.shell)) {
+    const all = query.getAll(k);
+    if (!all.length) continue;
+    if (all.length > 1) shellNote(`The link gives ${k} ${all.length.toLocaleString("en")} times; the last one counts.`);
+    const raw = all[all.length - 1], ok = acceptShell(spec, raw);
+    if (ok === null) {
+      const tMax = spec.accepts === "int" && !link.settings.some((s) => query.has(s)) ? pageConfig().prerender.t_max : undefined;
+      shellNote(`Ignored ${k}=${shown(raw)}: expected ${accepts(spec, tMax)}.`);
+    } else out[k] = ok;
+  }
+  state.shell = out;
+  linkT = out.t !== undefined ? out.t : null;
+  // Does the link ask for settings other than the page built ahead of time shows?
+  const defaults = new URLSearchParams(link.defaults);
+  state.ownSettings = link.settings.some((k) => query.has(k) && query.getAll(k).pop() !== defaults.get(k));
+  state.view = out.view || "";
+}
+export const linkAsksT = () => linkT !== null;
+// The link's own settings (its keys that are not the shell's).
+export function linkSettings() {
+  const own = new URLSearchParams(query);
+  for (const k of Object.keys(linkContract().shell)) own.delete(k);
+  return own;
+}
+
+// The link's t (a whole number: readLink), checked against what this run reaches; one past the
+// end is named and dropped from the link.
+export function seekFromLink(tMax) {
+  if (state.shell.t === undefined) return;
+  if (Number(state.shell.t) > tMax) {
+    shellNote(`Ignored t=${shown(state.shell.t)}: expected ${accepts(linkContract().shell.t, tMax)}.`);
+    const { t: _dropped, ...rest } = state.shell;
+    state.shell = rest;
+    urlLater();
+    return;
+  }
+  player.seek(Number(state.shell.t));
+}
+
+// ---- writing the link ---------------------------------------------------------------------
+let urlTimer = null;
+export function writeUrl() {
+  urlTimer = null;
+  const shell = state.shell;
+  const q = new URLSearchParams(state.settingsQuery !== null ? state.settingsQuery : "");
+  if (state.settingsQuery === null) for (const [k, v] of query) if (!isShellKey(k)) q.set(k, v);
+  if (!(state.ownSettings && !state.live)) q.set("t", String(player.t));
+  else if (shell.t !== undefined) q.set("t", shell.t);
+  for (const k of ["embed", "theme", "view"]) if (shell[k] !== undefined) q.set(k, shell[k]);
+  if (presenting()) q.set("present", "1");
+  const speed = $("tp-speed").value;
+  if (speed !== "8") q.set("speed", speed);  // a presenter's pace travels
+  const url = `${location.pathname}?${q.toString().replace(/%2C/g, ",")}${location.hash}`;
+  if (url !== location.pathname + location.search + location.hash) history.replaceState(null, "", url);
+}
+// While playing, the link follows at most every 250 ms, and only in a frame's spare time:
+// a history update costs 2-5 ms (measured), and one that came after a step's work made that
+// frame miss its paint (at 60 steps/s, four frames a second). Pausing writes it at once.
+const idle = (fn) => (window.requestIdleCallback || ((f) => setTimeout(() => f({ timeRemaining: () => 50 }), 0)))(fn);
+const SPARE_MS = 8;
+function whenSpare() {
+  idle((deadline) => {
+    if (urlTimer === null) return;  // written meanwhile
+    if (!player.playing || deadline.timeRemaining() >= SPARE_MS) writeUrl();
+    else whenSpare();
+  });
+}
+export function urlLater() {
+  if (!player.playing) { clearTimeout(urlTimer); writeUrl(); }
+  else if (urlTimer === null) urlTimer = setTimeout(whenSpare, 250);
+}
+
+// ---- the worked example one click from the first screen ------------------------------------
+// A page's link to its own settings (an <a> with the settings_link role, href="?preset=..."): with
+// Python running it applies them in place; before, it opens the page with them.
+export function watchSettingsLinks() {
+  document.addEventListener("click", (event) => {
+    const cls = roles().settings_link;
+    const a = event.composedPath().find((el) => el.classList && el.classList.contains(cls));
+    if (!a) return;
+    const wanted = new URLSearchParams(a.getAttribute("href").replace(/^[^?]*\?/, ""));
+    event.preventDefault();
+    const notes = applySettings(wanted.toString());
+    if (notes !== null) {
+      if (notes) notice(String(notes));
+      player.reset();
+      return;
+    }
+    const url = new URL(location.href);
+    for (const k of [...url.searchParams.keys()]) if (!isShellKey(k)) url.searchParams.delete(k);
+    for (const [k, v] of wanted) url.searchParams.set(k, v);
+    url.searchParams.set("t", "0");
+    location.assign(url.href);
+  });
+}

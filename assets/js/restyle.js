@@ -1,0 +1,154 @@
+// The figures' theme and presenter styling, which must work before Python has started: every
+// figure's colours for the theme, its size for the presenter view (scaled by the fit), the
+// site's UI font in every text, and the parts of the page this view shows (arrange.js).
+// Called by the shell's theme module (theme.js) with the view's options; works in node.
+import { allModels, deferLayout } from "./bokeh-internals.js";
+import { arrange, layoutWanted } from "./arrange.js";
+import { contract } from "./config.js";
+import { player } from "./player.js";
+
+export const THEMES = {
+  light: { background: "#ffffff", text: "#1f2328", grid: "#e6e8eb", axis: "#57606a", muted: "#6e7781" },
+  dark: { background: "#161b22", text: "#e6edf3", grid: "#30363d", axis: "#b1bac4", muted: "#9da7b3" },
+};
+const NEUTRAL = new Set(["#57606a", "#6e7781", "#8c959f", "#444444", "#1f2328", "grey", "gray", "black"]);
+const PRESENT = { size: 1.45, font: 1.6, line: 1.8 };
+const bases = new WeakMap();  // model -> {prop: value as the page built it}
+
+function base(model, prop) {
+  let b = bases.get(model);
+  if (!b) bases.set(model, (b = {}));
+  if (!(prop in b)) b[prop] = model[prop];
+  return b[prop];
+}
+const WHOLE = new Set(["width", "height", "min_width", "min_height", "glyph_width", "glyph_height", "spacing", "label_height"]);
+function scaled(model, prop, factor) {
+  if (!(prop in model)) return;
+  const b = base(model, prop);
+  if (typeof b === "number") set(model, prop, WHOLE.has(prop) ? Math.round(b * factor) : Math.round(b * factor * 100) / 100);
+  else if (typeof b === "string" && b.endsWith("px")) set(model, prop, `${Math.round(parseFloat(b) * factor)}px`);
+  else if (b && typeof b === "object" && typeof b.value === "string" && b.value.endsWith("px")) {  // a glyph's value spec
+    const value = `${Math.round(parseFloat(b.value) * factor)}px`;
+    if (!model[prop] || model[prop].value !== value) model[prop] = Object.assign({}, b, { value });
+  }
+}
+function set(model, prop, value) {
+  if (model[prop] !== value) model[prop] = value;
+}
+function ink(model, prop, theme, colour) {
+  const b = base(model, prop);
+  if (typeof b === "string" && NEUTRAL.has(b.toLowerCase())) set(model, prop, theme === "light" ? b : colour);
+}
+
+// Restyle every figure of a BokehJS document for a theme and the presenter view, and show
+// the parts of the page this view wants (arrange). ``opts``: scale (figures' size factor in
+// the presenter view, fitted to the screen by the shell), wide (figure -> a further factor
+// on its width alone, so a row with room at its side fills it too), view (a page's named
+// view), tall (a factor on every figure's height alone, for a screen taller than the
+// figures' rows), fold (the settings folded away), print.
+export function restyle(doc, theme, present, opts) {
+  opts = opts || {};
+  const c = THEMES[theme] || THEMES.light;
+  const f = present ? Object.assign({}, PRESENT, opts.scale ? { size: opts.scale } : {}) : { size: 1, font: 1, line: 1 };
+  f.wide = (m) => (present && opts.wide && opts.wide(m)) || 1;
+  f.tall = present && opts.tall > 0 ? opts.tall : 1;
+  const wasApplying = player.applying;
+  player.applying = true;  // the view's own changes: not sent to Python
+  const layoutOnce = deferLayout(doc);
+  try {
+    arrange(doc, layoutWanted(doc, present, opts));
+    paint(doc, theme, c, f);
+  } finally {
+    player.applying = wasApplying;
+    layoutOnce();
+  }
+}
+
+// Every text of every figure in the site's UI font (the --font of lab.css, which ships it),
+// so a figure measures the same on every machine: titles, axes, legends, colour bars, labels
+// and the numbers in heatmap cells (a glyph's text_font is a value spec).
+const FONT_PROPS = ["text_font", "axis_label_text_font", "major_label_text_font", "label_text_font", "title_text_font"];
+let font = null;
+function fontFamily() {
+  if (font === null) {
+    const css = typeof document !== "undefined" && typeof getComputedStyle === "function"
+      ? getComputedStyle(document.documentElement).getPropertyValue("--font") : "";
+    font = css.trim() || "sans-serif";
+  }
+  return font;
+}
+function setFont(m) {
+  for (const p of FONT_PROPS) {
+    if (!(p in m)) continue;
+    const v = m[p];
+    if (typeof v === "string") set(m, p, fontFamily());
+    else if (v && typeof v === "object" && "value" in v && v.value !== fontFamily()) m[p] = { value: fontFamily() };
+  }
+}
+
+function paint(doc, theme, c, f) {
+  for (const m of allModels(doc)) {
+    setFont(m);
+    if ("background_fill_color" in m && "renderers" in m && "toolbar" in m) {  // a figure
+      for (const p of ["width", "min_width", "max_width"]) if (typeof base(m, p) === "number") scaled(m, p, f.size * f.wide(m));
+      for (const p of ["height", "min_height", "max_height"]) if (typeof base(m, p) === "number") scaled(m, p, f.size * f.tall);
+      // its title as large as the presenter's type, but never wider than the figure (a long
+      // title on a narrow figure was cut off: "Masked scores of this chu")
+      const title = m.title && typeof m.title === "object" && "text_font_size" in m.title ? m.title : null;
+      const w = typeof base(m, "width") === "number" ? base(m, "width") * f.size * f.wide(m) : null;
+      if (title && title.text) {
+        let px = 14 * Math.min(f.font, 0.45 + f.size);
+        if (w && f.size !== 1) px = Math.max(12, Math.min(px, (w - 40) / (0.58 * title.text.length)));
+        set(title, "text_font_size", `${Math.round(px)}px`);
+      }
+      set(m, "background_fill_color", c.background);
+      set(m, "border_fill_color", c.background);
+      set(m, "outline_line_color", c.grid);
+    } else if ("axis_label_text_color" in m) {  // an axis
+      set(m, "axis_label_text_color", c.text);
+      set(m, "major_label_text_color", c.axis);
+      for (const p of ["axis_line_color", "major_tick_line_color", "minor_tick_line_color"]) set(m, p, c.axis);
+      set(m, "axis_label_text_font_size", `${Math.round(13 * f.font)}px`);
+      set(m, "major_label_text_font_size", `${Math.round(11 * f.font)}px`);
+      set(m, "axis_label_text_font_style", "normal");
+    } else if ("grid_line_color" in m && "dimension" in m) {
+      set(m, "grid_line_color", c.grid);
+    } else if ("label_text_color" in m && "items" in m) {  // a legend
+      set(m, "background_fill_color", c.background);
+      set(m, "background_fill_alpha", 0.85);
+      set(m, "label_text_color", c.text);
+      set(m, "border_line_color", c.grid);
+      set(m, "inactive_fill_color", c.background);
+      scaled(m, "label_text_font_size", f.font);
+      for (const p of ["glyph_width", "glyph_height", "spacing", "label_height"]) scaled(m, p, f.size);
+    } else if ("color_mapper" in m && "major_label_text_color" in m) {  // a colour bar
+      set(m, "background_fill_color", c.background);
+      set(m, "major_label_text_color", c.axis);
+      set(m, "major_tick_line_color", c.axis);
+      set(m, "major_label_text_font_size", `${Math.round(11 * f.font)}px`);
+      scaled(m, "width", f.size);
+    } else if ("text_color" in m && "x_units" in m && "text" in m) {  // a label
+      scaled(m, "text_font_size", f.font);
+      if (m.background_fill_color == null) ink(m, "text_color", theme, c.muted);
+      else { set(m, "text_color", c.text); set(m, "background_fill_color", c.background); }
+    } else if ("dimension" in m && "location" in m && "line_color" in m) {  // a span
+      scaled(m, "line_width", f.line);
+      ink(m, "line_color", theme, c.muted);
+    } else if ("fill_color" in m && "left" in m && "right" in m && m.name === contract().veil) {
+      set(m, "fill_color", c.background);  // a veil over what is still to come
+    } else if (m.type === "Text" && "text_font_size" in m) {  // numbers in a heatmap's cells
+      scaled(m, "text_font_size", Math.max(1, f.size));
+    } else if (m.type === "Line" || m.type === "MultiLine") {
+      scaled(m, "line_width", f.line);
+    } else if (m.type === "Title") {
+      set(m, "text_color", c.text);  // its size: with its figure's, above
+    } else if (m.type === "Div" && m.styles && !(m.styles instanceof Map) && typeof base(m, "styles") === "object") {
+      // a readout with its own type size (a caption): larger in the presenter view
+      const b = base(m, "styles"), px = b && parseFloat(b["font-size"]);
+      if (px && String(b["font-size"]).endsWith("px")) {
+        const want = `${Math.round(px * (f.font > 1 ? f.font * 0.8 : 1))}px`;
+        if (m.styles["font-size"] !== want) m.styles = Object.assign({}, m.styles, { "font-size": want });
+      }
+    }
+  }
+}

@@ -1,0 +1,66 @@
+// Share (a link to exactly this view, the embed code, the host page's snippet), CSV (the
+// current data, from Python once live, else what the page built ahead of time holds) and the
+// help dialog.
+import { $, pageConfig } from "./config.js";
+import { embedHeight, HOST_SNIPPET } from "./embeds.js";
+import { writeUrl } from "./link.js";
+import { csv } from "./python.js";
+import { state } from "./state.js";
+
+export function downloadCsv() {
+  const live = csv();  // null until Python is live
+  const text = live !== null ? live : (!state.ownSettings ? pageConfig().prerender.csv : null);
+  if (text == null) return;
+  const blob = new Blob([text], { type: "text/csv" });
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(blob);
+  a.download = `${pageConfig().page}.csv`;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+}
+
+// The embed code for a link (built with the DOM and read back as text: the link's values end
+// up escaped).
+export function embedCode(href, title, height) {
+  const embed = new URL(href);
+  embed.searchParams.set("embed", "1");
+  embed.searchParams.delete("present");
+  const frame = document.createElement("iframe");
+  frame.setAttribute("src", embed.href);
+  frame.setAttribute("title", title);
+  frame.setAttribute("width", "100%");
+  frame.setAttribute("height", String(height));
+  frame.setAttribute("style", "border:0");
+  frame.setAttribute("loading", "lazy");
+  frame.setAttribute("allow", "fullscreen");
+  frame.setAttribute("data-lab-embed", "");
+  return frame.outerHTML;
+}
+
+function openShare() {
+  writeUrl();
+  const link = new URL(location.href);
+  link.searchParams.delete("embed");
+  $("share-link").value = link.href;
+  $("share-embed").value = embedCode(location.href, pageConfig().title, embedHeight());
+  $("share-host").value = HOST_SNIPPET;
+  $("dlg-share").showModal();
+}
+
+export function watchShare() {
+  $("btn-csv").onclick = downloadCsv;
+  $("btn-csv").disabled = state.ownSettings;
+  $("btn-share").onclick = openShare;
+  $("btn-help").onclick = () => $("dlg-help").showModal();
+  document.querySelectorAll("[data-copy]").forEach((button) => {
+    button.onclick = async () => {
+      const field = $(button.dataset.copy);
+      field.select();
+      try { await navigator.clipboard.writeText(field.value); } catch (e) { document.execCommand("copy"); }
+      button.textContent = "Copied";
+      setTimeout(() => (button.textContent = "Copy"), 1500);
+    };
+  });
+}

@@ -1,0 +1,63 @@
+// The shell's one state object. Every key has exactly one writer (the module named below);
+// everyone else reads it. A module that needs a key changed asks its writer (a function it
+// exports), never assigns it. Tests and benchmarks read it through window.lab.state, a
+// read-only view (main.js).
+//
+// key           writer          readers                               what
+// shell         link.js         most modules                          the link's shell keys, accepted ({key: text})
+// ownSettings   link.js         first-paint, takeover, python, ...    the link asks for settings the page built ahead of time lacks
+// view          link.js         first-paint, theme, presenter         ?view=<name> ("" for the whole page)
+// settingsQuery python.js       link, presenter                       the settings' query, from Python (null before)
+// stage         progress.js     progress                              the start-up stage on show ("runtime", "packages", ...)
+// failed        progress.js     python, tests                         what could not start (a sentence), or null
+// prerendered   first-paint.js  takeover, python, tests               the page built ahead of time is on screen
+// mainAside     first-paint.js  presenter                             main views were set aside (the fit waits for them)
+// joined        first-paint.js  presenter, main                       a promise: the parts set aside have joined
+// live          takeover.js     link, python, presenter, tests        Python has taken the page over
+// adopted       takeover.js     tests                                 ... by linking to the document on screen (nothing swapped)
+// settingsOpen  theme.js        theme, presenter                      the folded settings are shown (the Settings button)
+// print         print.js        theme, readers                        the page is being printed
+// scale         presenter.js    theme, tests                          the presenter view's figure scale (null: not fitted)
+// wide          presenter.js    theme, tests                          figure key -> a further factor on its width (a Map)
+// tall          presenter.js    theme, tests                          a factor on every figure's height
+// drop          presenter.js    theme, tests                          the parts marked to be left out are left out
+// fitted        presenter.js    tests                                 how many fits have ended
+// fitTries      presenter.js    tests                                 how many layouts the fits have tried
+// offline       offline.js      offline, tests                        this build is kept for offline use
+export const state = {
+  shell: {},
+  ownSettings: false,
+  view: "",
+  settingsQuery: null,
+  stage: "",
+  failed: null,
+  prerendered: false,
+  mainAside: false,
+  joined: Promise.resolve(),
+  live: false,
+  adopted: false,
+  settingsOpen: false,
+  print: false,
+  scale: null,
+  wide: new Map(),
+  tall: 1,
+  drop: false,
+  fitted: 0,
+  fitTries: 0,
+  offline: false,
+};
+
+// Start-up timings (ms from navigation start), written by the module that reaches each
+// moment, read by bench/boot.py and the tests: start, scripts, decoded, fonts, font, built,
+// firstPlot, joined, pyodide, packages, live, fit.
+export const timings = {};
+
+// A read-only view of state (window.lab.state): assigning to it throws; wide is shown as a
+// plain object.
+export function readOnly(target = state) {
+  return new Proxy(target, {
+    get: (t, key) => (t[key] instanceof Map ? Object.fromEntries(t[key]) : t[key]),
+    set: () => { throw new TypeError("window.lab.state is read-only: each key has one writer (assets/js/state.js)"); },
+    deleteProperty: () => false,
+  });
+}

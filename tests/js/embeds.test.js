@@ -1,0 +1,30 @@
+// assets/js/embeds.js and print.js: the host page's snippet resizes the frame that spoke and no
+// other; the links out of an embed and into a print drop the view's own keys.
+import test from "node:test";
+import assert from "node:assert/strict";
+import vm from "node:vm";
+import { fullPageLink, HOST_SNIPPET } from "../../assets/js/embeds.js";
+import { printRef } from "../../assets/js/print.js";
+import { player } from "../../assets/js/player.js";
+
+test("the host snippet sizes the frame whose page sent its height, and ignores anything else", () => {
+  const frames = [{ contentWindow: "a", style: {} }, { contentWindow: "b", style: {} }];
+  let listener = null;
+  const context = { addEventListener: (type, fn) => { if (type === "message") listener = fn; }, document: { querySelectorAll: () => frames }, Math };
+  vm.runInNewContext(HOST_SNIPPET.replace(/^<script>|<\/script>$/g, ""), context);
+  listener({ data: { type: "lab-height", height: 612.4 }, source: "b" });
+  listener({ data: { type: "lab-height", height: -5 }, source: "a" });
+  listener({ data: { type: "other", height: 900 }, source: "a" });
+  listener({ data: null, source: "a" });
+  assert.deepEqual(frames.map((f) => f.style.height), [undefined, "613px"]);
+});
+
+test("the link out of an embed keeps t and the settings, not embed or view", () => {
+  assert.equal(fullPageLink("https://lab.example/gates.html?d=4&embed=1&view=state&t=3"), "https://lab.example/gates.html?d=4&t=3");
+});
+
+test("a print says t and the link that reopens this view (no embed, presenter or view keys)", () => {
+  player.t = 3; player.tMax = 12;
+  assert.equal(printRef("https://lab.example/gates.html?d=4&present=1&view=state&t=3"),
+    "t = 3 of 12 · reopen this view: https://lab.example/gates.html?d=4&t=3");
+});

@@ -1,0 +1,67 @@
+// assets/js/link.js: the shell's keys checked by the link contract Python states
+// (ui/urlstate.py), notices bounded and quoted as given, and a bad t named and dropped.
+import test from "node:test";
+import assert from "node:assert/strict";
+import { acceptShell, accepts, readLink, seekFromLink, shown } from "../../assets/js/link.js";
+import { state } from "../../assets/js/state.js";
+import { fakeDocument, loadConfig } from "./fixture.js";
+
+const config = loadConfig();
+const SHELL = config.link.shell;
+const elements = fakeDocument();
+globalThis.history = { replaceState: (_, __, url) => { globalThis.location.search = new URL(url, "http://x").search; } };
+globalThis.location = { pathname: "/running-sum.html", search: "", hash: "", href: "http://x/running-sum.html" };
+elements["tp-speed"] = { value: "8" };
+
+test("every shell key's own example is accepted, and nonsense is not", () => {
+  for (const [key, spec] of Object.entries(SHELL)) {
+    if (spec.accepts === "view") continue;  // running-sum's views: below
+    assert.notEqual(acceptShell(spec, String(spec.example), []), null, key);
+    assert.equal(acceptShell(spec, "nonsense\u0000", []), null, key);
+  }
+  assert.equal(acceptShell(SHELL.present, " YES ".toLowerCase().trim() === "yes" ? "yes" : "1"), SHELL.present.on.includes("yes") ? "1" : "1");
+  assert.equal(acceptShell(SHELL.t, "007"), "7");
+  assert.equal(acceptShell(SHELL.t, "-1"), null);
+  assert.equal(acceptShell(SHELL.t, "1e3"), null);
+  const views = config.link.views;
+  assert.ok(views.length > 0, "running-sum names its views");
+  assert.equal(acceptShell(SHELL.view, views[0], views), views[0]);
+  assert.equal(acceptShell(SHELL.view, views[0].toUpperCase(), views), null);  // a view's name, exactly
+});
+
+test("what a key expects is said in words, with the run's last t", () => {
+  assert.equal(accepts(SHELL.t, 12), `a whole number from ${SHELL.t.min} to 12`);
+  assert.match(accepts(SHELL.theme), /^one of light, dark/);
+  assert.equal(accepts(SHELL.view, undefined, []), "nothing: this page has no named views");
+});
+
+test("a value is quoted as given: invisible characters as escapes, long ones cut", () => {
+  assert.equal(shown("a\u200bb\u0000", 40), "a\\u200bb\\u0000");
+  assert.equal(shown("x".repeat(100), 10), `${"x".repeat(9)}…`);
+  assert.equal(shown("two words", 40), "two words");
+});
+
+test("the link is read once: bad and repeated keys named, own settings noticed", () => {
+  readLink("?t=5&t=99x&theme=purple&speed=15");
+  assert.deepEqual(state.shell, { speed: "15" });
+  const text = elements["lab-notice-text"].textContent;
+  assert.match(text, /The link gives t 2 times; the last one counts\./);
+  assert.match(text, new RegExp(`Ignored t=99x: expected a whole number from 0 to ${config.prerender.t_max}\\.`));
+  assert.match(text, /Ignored theme=purple/);
+  assert.equal(elements["lab-notice"].hidden, false);
+  assert.equal(state.ownSettings, false);
+  const [key] = config.link.settings;
+  readLink(`?${key}=${encodeURIComponent("surely-not-the-default")}`);
+  assert.equal(state.ownSettings, true);
+  readLink(`?${config.link.defaults}`);  // the defaults spelt out: the page built ahead of time
+  assert.equal(state.ownSettings, false);
+});
+
+test("a t past the run's end is named and dropped from the link", () => {
+  readLink("?t=40");
+  assert.equal(state.shell.t, "40");
+  seekFromLink(12);
+  assert.equal(state.shell.t, undefined);
+  assert.match(elements["lab-notice-text"].textContent, /Ignored t=40: expected a whole number from 0 to 12\./);
+  assert.doesNotMatch(location.search, /t=40/);
+});

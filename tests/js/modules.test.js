@@ -1,0 +1,46 @@
+// The shell's modules as a whole: each at most 250 lines (so every JS file of assets/), and
+// importing any of them but main.js does nothing (only declarations): no global, no DOM use,
+// no timer.
+import test from "node:test";
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+const ASSETS = join(new URL(".", import.meta.url).pathname, "..", "..", "assets");
+const DIR = join(ASSETS, "js");
+const modules = readdirSync(DIR).filter((f) => f.endsWith(".js"));
+
+test("no JavaScript file in assets/ is over 250 lines", () => {
+  const all = [...readdirSync(ASSETS).filter((f) => f.endsWith(".js")).map((f) => join(ASSETS, f)), ...modules.map((f) => join(DIR, f))];
+  assert.ok(all.length >= 20, all.join(" "));
+  for (const f of all) {
+    const lines = readFileSync(f, "utf8").split("\n").length - 1;
+    assert.ok(lines <= 250, `${f}: ${lines} lines`);
+  }
+});
+
+test("importing a module does nothing: no global set, no document read, no timer started", async () => {
+  const before = new Set(Object.keys(globalThis));
+  const touched = [];
+  globalThis.document = new Proxy({}, { get: (_, k) => { touched.push(`document.${String(k)}`); return undefined; } });
+  const realTimeout = globalThis.setTimeout;
+  globalThis.setTimeout = (...a) => { touched.push("setTimeout"); return realTimeout(...a); };
+  try {
+    for (const f of modules) if (f !== "main.js") await import(join(DIR, f));
+  } finally {
+    globalThis.setTimeout = realTimeout;
+    delete globalThis.document;
+  }
+  assert.deepEqual(touched, []);
+  assert.deepEqual(Object.keys(globalThis).filter((k) => !before.has(k)), []);
+});
+
+test("main.js alone sets the start-up order: it is the one module the page loads", () => {
+  const shell = readFileSync(join(ASSETS, "shell.html"), "utf8");
+  const scripts = [...shell.matchAll(/<script\b[^>]*\bsrc="([^"]+)"/g)].map((m) => m[1]);
+  assert.deepEqual(scripts.filter((s) => s.startsWith("assets/")), ["assets/js/main.js", "assets/boot-early.js"]);
+  // deferred with BokehJS and Panel, and after them: BokehJS is there when first paint runs
+  const order = scripts.filter((s) => !s.startsWith("assets/boot-early"));
+  assert.ok(order.indexOf("assets/js/main.js") > order.findIndex((s) => s.includes("panel.min.js")));
+  assert.match(shell, /<script type="module" src="assets\/js\/main.js"><\/script>/);
+});

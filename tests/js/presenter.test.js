@@ -1,0 +1,113 @@
+// assets/js/presenter.js, fit-measure.js, fit-memory.js: the presenter fit's search against a
+// fake measure (a page whose reach grows with the scale, as BokehJS lays it out), the room
+// beside and below the figures' rows, and a fit remembered per page, build, screen and settings.
+import test from "node:test";
+import assert from "node:assert/strict";
+import { figureRows, MAX_WIDE, overflows, widths } from "../../assets/js/fit-measure.js";
+import { recallFit, rememberFit } from "../../assets/js/fit-memory.js";
+import { searchScale } from "../../assets/js/presenter.js";
+import { readLink } from "../../assets/js/link.js";
+import { fakeDocument, loadConfig, model } from "./fixture.js";
+
+loadConfig();
+fakeDocument();
+globalThis.innerWidth = 1280;
+globalThis.innerHeight = 800;
+
+// A page 100 px down the screen whose figures reach 100 + 400 * scale px down and 700 * scale
+// px across (and wrap to a second row above `wrapAt`, twice as tall): a fake measure.
+function fakePage({ wrapAt = Infinity } = {}) {
+  const tries = [];
+  const room = { top: 100, width: 1280, height: 800 };
+  const tryFit = async (scale) => {
+    tries.push(scale);
+    const bottom = 100 + 400 * scale * (scale > wrapAt ? 2 : 1), right = 700 * scale;
+    return { fits: !overflows([bottom, right], room), reach: [bottom, right] };
+  };
+  return { tries, room, tryFit };
+}
+
+test("the search finds a scale that fits within 3 % of the largest, in a few layouts", async () => {
+  const { tries, room, tryFit } = fakePage();
+  // fits while 100 + 400 s <= 801 and 700 s <= 1281: s <= 1.7525 (it aims 1.5 % below the edge)
+  const best = await searchScale(0.9, tryFit, room);
+  assert.ok(best <= 1.7525 && best > 0.97 * 1.7525, `best ${best}`);
+  assert.ok(tries.length <= 8, `${tries.length} layouts: ${tries}`);
+});
+
+test("a row that wraps above a scale is found by halving: the answer still fits", async () => {
+  const { room, tryFit } = fakePage({ wrapAt: 1.2 });
+  const best = await searchScale(0.9, tryFit, room);
+  assert.ok(best <= 1.2 && best >= 0.9, `best ${best}`);
+  assert.equal((await tryFit(best)).fits, true);
+});
+
+test("no scale is offered when even the lowest does not fit", async () => {
+  const { tries, room, tryFit } = fakePage();
+  assert.equal(await searchScale(2.5, tryFit, room), null);
+  assert.deepEqual(tries, [2.5]);
+});
+
+const figure = (title) => model({ renderers: [], toolbar: {}, title: { text: title } });
+const box = (top, left, width, height) => ({ top, left, width, height, bottom: top + height, right: left + width });
+
+test("a row of figures alone grows into the room at its side, at most MAX_WIDE; a row with text does not", () => {
+  const a = figure("A"), b = figure("B"), c = figure("C"), text = model({});
+  const parts = [
+    { m: a, r: box(0, 0, 300, 200), figure: true }, { m: b, r: box(0, 310, 300, 200), figure: true },
+    { m: c, r: box(250, 0, 300, 200), figure: true }, { m: text, r: box(250, 320, 400, 200), figure: false },
+  ];
+  const wide = widths(parts, 1000);
+  // row 1: 0..610 of (1000 - 18): 0.98 * 982 / 610 = 1.577...
+  assert.equal(wide.get("A#1"), 1.57);
+  assert.equal(wide.get("B#1"), 1.57);
+  assert.equal(wide.get("C#1"), 1);
+  assert.equal(widths(parts.slice(0, 1), 5000).get("A#1"), MAX_WIDE);
+});
+
+test("the figures' rows add up once per row, what overlaps counted once", () => {
+  const parts = [
+    { r: box(0, 0, 100, 200), figure: true }, { r: box(2, 110, 100, 200), figure: true },  // one row
+    { r: box(300, 0, 100, 100), figure: true }, { r: box(350, 110, 100, 100), figure: true },  // overlapping
+    { r: box(500, 0, 100, 50), figure: false },  // a text: only where the page ends
+  ];
+  // 0-200, then 2 px more of the second; 300-400, then 50 px more of the fourth
+  assert.deepEqual(figureRows(parts), { rows: 200 + 2 + 100 + 50, bottom: 550 });
+});
+
+function storage() {
+  const items = new Map();
+  return {
+    get length() { return items.size; }, key: (i) => [...items.keys()][i] ?? null,
+    getItem: (k) => items.get(k) ?? null, setItem: (k, v) => items.set(k, String(v)), removeItem: (k) => items.delete(k), items,
+  };
+}
+
+test("a fit is remembered for this page, build, screen and settings; an older build's are dropped", () => {
+  const store = storage();
+  store.setItem("lab-fit:running-sum:oldbuild:1x1::", "{}");
+  store.setItem("other", "kept");
+  readLink("");
+  assert.equal(recallFit(store), null);
+  rememberFit({ scale: 1.3, wide: new Map([["A#1", 1.2]]), tall: 1.1, drop: false }, store);
+  assert.deepEqual(recallFit(store), { scale: 1.3, wide: [["A#1", 1.2]], tall: 1.1, drop: false });
+  assert.deepEqual([...store.items.keys()].filter((k) => k.includes("oldbuild")), []);
+  assert.equal(store.getItem("other"), "kept");
+  globalThis.innerWidth = 1000;  // another screen: fitted anew
+  assert.equal(recallFit(store), null);
+  globalThis.innerWidth = 1280;
+});
+
+test("a broken remembered fit is ignored, and blocked storage remembers nothing", () => {
+  const store = storage();
+  readLink("");
+  rememberFit({ scale: 1, wide: new Map(), tall: 1, drop: false }, store);
+  const [key] = store.items.keys();
+  store.setItem(key, '{"scale": "big"}');
+  assert.equal(recallFit(store), null);
+  store.setItem(key, "{not json");
+  assert.equal(recallFit(store), null);
+  const blocked = { get length() { throw new Error("blocked"); }, getItem() { throw new Error("blocked"); } };
+  assert.equal(recallFit(blocked), null);
+  assert.doesNotThrow(() => rememberFit({ scale: 1, wide: new Map(), tall: 1, drop: false }, blocked));
+});

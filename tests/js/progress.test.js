@@ -1,0 +1,52 @@
+// assets/js/progress.js, python.js, transport.js: the start-up line in numbers, what the shell
+// tells Python (the page on screen only if the link asked for no settings of its own), and a
+// link's speed offered in the list.
+import test from "node:test";
+import assert from "node:assert/strict";
+import { counted, progressPackages, progressRuntime, stage } from "../../assets/js/progress.js";
+import { applySettings, csv, shellHooks } from "../../assets/js/python.js";
+import { readLink } from "../../assets/js/link.js";
+import { player } from "../../assets/js/player.js";
+import { state } from "../../assets/js/state.js";
+import { speedFromLink } from "../../assets/js/transport.js";
+import { fakeDocument, loadConfig } from "./fixture.js";
+
+const config = loadConfig();
+const elements = fakeDocument();
+
+test("the runtime's download and the packages are counted in MB and wheels, on one bar", () => {
+  readLink("");
+  counted.core = 2_500_000;
+  progressRuntime();
+  assert.equal(state.stage, "runtime");
+  assert.match(elements["lab-stage"].textContent, /^The plots work now; the settings respond once Python has started: downloading the Python runtime$/);
+  assert.equal(elements["lab-figures"].textContent, "2.5 / 10.0 MB");
+  assert.equal(elements["lab-bar"].style.width, "11%");  // 0.45 * 2.5 / 10
+  counted.wheelFiles = 5; counted.wheels = 4_000_000;
+  progressPackages();
+  assert.equal(elements["lab-figures"].textContent, "5 / 10 · 4.0 / 20.0 MB");
+  assert.equal(elements["lab-bar"].style.width, "63%");  // 0.45 + 0.35 * 5 / 10
+  stage("done", "Ready", "", 1);
+  assert.deepEqual([elements["lab-stage"].textContent, elements["lab-bar"].style.width], ["Ready", "100%"]);
+});
+
+test("Python may adopt the page on screen only when the link asked for no settings of its own", () => {
+  player.doc = { the: "document" };
+  readLink("");
+  assert.equal(shellHooks.prerendered(), null);  // not on screen yet
+  assert.equal(shellHooks.defaultSettings(), config.link.defaults);
+  readLink(`?${config.link.settings[0]}=surely-not-the-default`);
+  assert.equal(shellHooks.prerendered(), null);
+  assert.equal(applySettings("d=4"), null);  // Python not live: the caller opens a link instead
+  assert.equal(csv(), null);
+});
+
+test("a link's speed that is not in the list is added to it and chosen", () => {
+  const options = [{ value: "2" }, { value: "8" }];
+  const select = { options, value: "8", add(o) { options.push(o); } };
+  globalThis.Option = function (text, value) { this.text = text; this.value = value; };
+  speedFromLink(select, "0.5");
+  assert.deepEqual([select.value, options.length, options[2].text], ["0.5", 3, "0.5 / s"]);
+  speedFromLink(select, "2");
+  assert.deepEqual([select.value, options.length], ["2", 3]);
+});

@@ -1,0 +1,66 @@
+"""The Python ↔ browser contract (ui/contract.py) is stated once: written into every page by
+``ui.app.prerender``, read by the shell (assets/js/), and no role class or frame binding name is
+spelt out in the shell's JavaScript; every role and binding the shell asks for exists."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from ui import contract as c
+
+ROOT = Path(__file__).resolve().parents[2]
+SHELL = {p.name: p.read_text() for p in sorted((ROOT / "assets" / "js").glob("*.js"))}
+
+
+def test_the_contract_is_json_with_one_class_per_role():
+    data = json.loads(json.dumps(c.contract()))
+    classes = list(data["roles"].values())
+    assert len(classes) == len(set(classes)) == len(c.ROLES)
+    assert all(cls.startswith("lab-") for cls in classes)
+    assert data["frames"]["source"] == "lab-frames" and data["view_prefix"] == "lab-view-"
+    assert c.role("controls") == "lab-controls"
+    with pytest.raises(KeyError, match="no role 'control': the roles are main_view"):
+        c.role("control")
+
+
+def test_no_role_class_or_binding_name_is_spelt_out_in_the_shell():
+    names = [*(cls for cls, _ in c.ROLES.values()), c.VIEW_PREFIX, c.VEIL_NAME, c.FRAMES["source"],
+             c.FRAMES["alt"], f'"{c.FRAMES["data_prefix"]}"']
+    found = [(f, n) for f, text in SHELL.items() for n in names if n in text]
+    assert found == []
+
+
+def test_every_role_and_binding_the_shell_asks_for_is_in_the_contract():
+    code = "\n".join(SHELL.values())
+    roles = set(re.findall(r'hasRole\([^,()]+, "(\w+)"\)', code)) | set(re.findall(r"roles\(\)\.(\w+)", code))
+    roles |= set(re.findall(r"\br\.(\w+)", SHELL["arrange.js"]))
+    bindings = set(re.findall(r"frameBindings\(\)\.(\w+)", code)) | set(re.findall(r"\bnames\.(\w+)", SHELL["player.js"]))
+    for group in re.findall(r"const \{([^}]*)\} = frameBindings\(\)", code):
+        bindings |= {part.split(":")[0].strip() for part in group.split(",")}
+    assert len(roles) >= 6 and roles <= set(c.ROLES), roles - set(c.ROLES)
+    assert len(bindings) >= 6 and bindings <= set(c.FRAMES), bindings - set(c.FRAMES)
+
+
+def test_every_lab_class_a_page_gives_a_model_is_a_role_a_view_or_only_styled():
+    # classes lab.css styles and the shell never looks for
+    styled_only = {"lab-readout", "lab-info", "lab-exercise", "lab-page", "lab-forms"}
+    used = set()
+    for path in (ROOT / "ui").rglob("*.py"):
+        for group in re.findall(r"css_classes=\[([^\]]*)\]", path.read_text()):
+            used |= set(re.findall(r'"(lab-[\w-]+)"', group))
+    roles = {cls for cls, _ in c.ROLES.values()}
+    unknown = {u for u in used if u not in roles and not u.startswith(c.VIEW_PREFIX) and u not in styled_only}
+    assert used & roles and unknown == set(), unknown
+
+
+def test_prerender_writes_the_contract_beside_the_link():
+    from ui.app import prerender  # noqa: PLC0415
+    from ui.pages import PAGES, page_class  # noqa: PLC0415
+
+    ahead = prerender(page_class(PAGES[0]))
+    assert ahead["contract"] == c.contract()
+    assert set(ahead) >= {"doc", "link", "contract", "csv", "t_max"}

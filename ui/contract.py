@@ -1,0 +1,58 @@
+"""What Python and the browser's shell (assets/js/) agree on, stated once, here.
+
+``ui.app.prerender`` returns ``contract()`` and build.py writes it into every page's lab-config
+(key ``"contract"``) beside the link contract (``ui.urlstate.link_contract``, key ``"link"``);
+the shell reads both (assets/js/config.js: ``roles()``, ``frameBindings()``, ``linkContract()``)
+and keeps no list of its own. Two parts:
+
+- **Role classes**: ``css_classes`` (and one model name) a page puts on its Panel layouts and
+  Bokeh models so the shell knows what they are: what the presenter view shows, fits and leaves
+  out, what folds away, what prints, what is announced, which part ``?view=<name>`` shows.
+- **Frame bindings**: where the player (assets/js/player.js) finds a run's frames in the
+  document and how it puts frame t into each model (``ui.page.Page`` writes them).
+
+Python code names these through the constants below; a class a page uses that is not here is a
+class the shell does not look for (tests/js/test_contract.py checks every ``lab-*`` class the
+pages use against this list).
+"""
+
+from __future__ import annotations
+
+# role -> (class, what the shell does with a model that has it)
+ROLES: dict[str, tuple[str, str]] = {
+    "main_view": ("lab-main-view", "what the presenter view shows, fitted to the screen; the first "
+                  "render stops after the first one (the rest joins after the first paint)"),
+    "secondary": ("lab-secondary", "never in the presenter view"),
+    "controls": ("lab-controls", "the settings: folded behind the Settings button in the presenter "
+                 "view, on a phone, in a named view, and left out of print"),
+    "present_drop": ("lab-present-drop", "left out first when the presenter view does not fit the "
+                     "screen at a readable scale (a quiet line says so)"),
+    "no_print": ("lab-no-print", "left out of print"),
+    "caption": ("lab-caption", "the Div whose text is read out with t once stepping stops"),
+    "settings_link": ("lab-settings-link", "an <a> whose href holds the page's own settings: "
+                      "applied in place once Python is live, else opened as a link"),
+}
+VIEW_PREFIX = "lab-view-"  # + a view's name: the part ?view=<name> shows alone (urlstate.view_names)
+VEIL_NAME = "lab-veil"  # a BoxAnnotation's name: over what is still to come, painted the background
+
+# The frames: a ColumnDataSource of this name, one column per thing that changes with t (t_max + 1
+# values each) and the column T of 0..t_max; its tags[0] is {BINDINGS: [[model, attribute, column],
+# ...], STOPS: [[name, t], ...]}. An attribute DATA_PREFIX + field is a column of a data source;
+# ALT a figure's text alternative (on its element, not the model); INDICES a filter's indices
+# (emptied before a new run arrives); TEXT a Div's text (written into its element).
+FRAMES = {"source": "lab-frames", "t": "t", "bindings": "bindings", "stops": "stops",
+          "data_prefix": "data.", "alt": "@alt", "indices": "indices", "text": "text"}
+
+
+def role(name: str) -> str:
+    """The class of a role: ``role("controls")`` is "lab-controls"."""
+    if name not in ROLES:
+        raise KeyError(f"no role {name!r}: the roles are {', '.join(ROLES)}")
+    return ROLES[name][0]
+
+
+def contract() -> dict:
+    """What lab-config's ``contract`` holds (JSON): role -> class, the view prefix, the veil's
+    name and the frame bindings."""
+    return {"roles": {name: cls for name, (cls, _) in ROLES.items()}, "view_prefix": VIEW_PREFIX,
+            "veil": VEIL_NAME, "frames": dict(FRAMES)}
