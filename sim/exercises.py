@@ -402,6 +402,220 @@ def hybrid(seed: int) -> Exercise:
     return _draw(seed, make)
 
 
+# Page 5: chunkwise ---------------------------------------------------------------------------
+
+CHUNK_DECAY = 0.5  # RetNet's γ in the masked-scores exercise: halves keep it by hand
+
+
+def chunkwise(seed: int) -> Exercise:
+    """The chunkwise-parallel form by hand. Even seeds: T tokens in chunks of C; token t's
+    carried-state part reads the state carried into its chunk, S_[c−1], the state after token
+    (c − 1)·C (c = ⌈t / C⌉); the answer is that token's number (0 for S₀). Odd seeds: one chunk
+    of C = 4 tokens, d = 2, small integer queries and keys; a row r ∈ {2, 3} of the chunk's
+    masked score matrix A (A_ts = q_t·k_s for s ≤ t, 0 above the diagonal), for linear
+    attention, or for RetNet with γ = 0.5 (A_ts = γ^(t−s) q_t·k_s) when seed % 4 == 3.
+    ``given``: variant "state" with T, C, t; variant "scores" with rule, C, chunk, row, q, k,
+    gamma (None for linear attention)."""
+    seed = check_seed("seed", seed)
+    if seed % 2 == 0:
+        return _draw(seed, lambda rng: _chunk_state(seed, rng))
+    return _draw(seed, lambda rng: _chunk_scores(seed, rng))
+
+
+def _chunk_state(seed: int, rng: np.random.Generator) -> Exercise | None:
+    T, C = int(rng.choice([12, 16, 24, 32])), int(rng.choice([2, 3, 4, 6, 8]))
+    t = int(rng.integers(C + 1, T + 1))  # past the first chunk: something is carried
+    c = -(-t // C)  # ⌈t / C⌉, the chunk of token t (counted from 1)
+    first, last = (c - 1) * C + 1, min(c * C, T)
+    answer = (c - 1) * C
+    mistakes = [((float(t - 1),), f"took the state after the previous token, {t - 1}, as the "
+                 "recurrence reads: the chunkwise form carries the state only from chunk to "
+                 f"chunk, and tokens {first}–{t - 1} come in through the in-chunk part"),
+                ((float(last),), f"took the state at the end of token {t}'s own chunk (after "
+                 f"token {last}): that state already holds token {t}"
+                 + (" itself" if last == t else f" and the tokens after it up to {last}")
+                 + ", and a token reads only what came before it")]
+    if answer - C > 0:
+        mistakes.append(((float(answer - C),), f"went one chunk too far back: chunk {c} starts "
+                         f"from the state after the last token of chunk {c - 1}, token "
+                         f"{answer}, not after chunk {c - 2}"))
+    if not _distinct((answer,), *(m for m, _ in mistakes), atol=0.5):
+        return None
+    prompt = (f"T = {T} tokens are cut into chunks of C = {C}. The output of token t = {t} is "
+              "its carried-state part plus its in-chunk part. Its carried-state part reads the "
+              "state S after which token? (Type 0 for S₀, the state before any token.)")
+    steps = (f"Token {t} is in chunk {c} = ⌈{t} / {C}⌉: tokens {first}–{last}.",
+             f"Chunk {c} starts from the state carried into it, S_[{c - 1}]: the state after "
+             f"the {'last token of chunk ' + str(c - 1) if c > 1 else 'no token'}, token "
+             f"{answer} = ({c} − 1) · {C}.",
+             f"So token {t}'s carried-state part reads S after token {answer}; tokens "
+             f"{first}–{t} of its own chunk (itself included) come in through the masked "
+             "in-chunk part.")
+    return Exercise("chunkwise", seed, prompt, (float(answer),), kind=KIND_NUMBER,
+                    tolerance=0.01, mistakes=tuple(mistakes), steps=steps,
+                    given={"variant": "state", "T": T, "C": C, "t": t})
+
+
+def _chunk_scores(seed: int, rng: np.random.Generator) -> Exercise | None:
+    C, d, row = 4, 2, int(rng.choice([2, 3]))
+    gamma = CHUNK_DECAY if seed % 4 == 3 else None
+    q, k = rng.integers(-2, 3, (C, d)), rng.integers(-2, 3, (C, d))
+    if not q[row - 1].any() or np.any(~k.any(axis=1)):
+        return None
+    dots = k @ q[row - 1]  # (C,) q_r·k_s for every s of the chunk
+    decay = np.array([gamma ** (row - 1 - s) if gamma and s < row else 1.0
+                      for s in range(C)])  # γ^(r−s)
+    keep = np.arange(C) < row  # s ≤ r (0-based s < r)
+    answer = np.where(keep, decay * dots, 0.0)
+    column = np.array([q[s] @ k[row - 1] * (gamma ** (s - row + 1) if gamma else 1.0)
+                       if s >= row - 1 else 0.0 for s in range(C)])  # A[s, r]: column r
+    mistakes = [(decay * dots if not gamma else np.where(keep, decay, 1.0) * dots,
+                 f"left out the causal mask: query {row} sees only keys s ≤ {row} of its "
+                 "chunk; the cells above the diagonal (grey on the page) are 0"),
+                (np.where(np.arange(C) < row - 1, decay * dots, 0.0),
+                 f"masked the diagonal too: token {row}'s query sees its own key (s ≤ t, "
+                 "not s < t)"),
+                (column, f"read column {row} (query s against key {row}) in place of row "
+                 f"{row} (query {row} against every key s)")]
+    if gamma:
+        mistakes.append((np.where(keep, dots, 0.0), "left out the decay: RetNet's score "
+                         f"of key s for query t is γ^(t−s) q_t·k_s, here γ = {number_text(gamma)}"))
+    if not _distinct(answer, *(m for m, _ in mistakes), atol=0.05):
+        return None
+    rule = "RetNet (decay γ = 0.5: A_ts = γ^(t−s) q_t·k_s)" if gamma else \
+        "linear attention (A_ts = q_t·k_s)"
+    qs = ", ".join(f"q{_sub(i + 1)} = {vec(x)}" for i, x in enumerate(q))
+    ks = ", ".join(f"k{_sub(i + 1)} = {vec(x)}" for i, x in enumerate(k))
+    prompt = (f"One chunk of C = {C} tokens (tokens 5–8, chunk 2 of a longer stream), {rule}. "
+              f"Its queries are {qs}; its keys are {ks}. What is row {row} of the chunk's "
+              f"masked score matrix A (its {C} entries, 0 where the mask hides a key)?")
+    terms = []
+    for s in range(row):
+        g = f"{number_text(decay[s])} · " if gamma else ""
+        products = " + ".join(f"({number_text(a)})({number_text(b)})"
+                              for a, b in zip(q[row - 1], k[s]))
+        terms.append(f"A[{row}, {s + 1}] = {g}q{_sub(row)}·k{_sub(s + 1)} = {g}({products}) = "
+                     f"{number_text(answer[s])}")
+    hidden = f"s = {row + 1}" if row + 1 == C else f"s = {row + 1}…{C}"
+    steps = [f"Row {row} is query {row} against the chunk's keys; the causal mask keeps keys "
+             f"s ≤ {row} and hides {hidden} (0)."]
+    if gamma:
+        steps.append(f"Each kept score is decayed by γ^({row}−s): "
+                     + ", ".join(f"γ^{row - 1 - s} = {number_text(decay[s])}"
+                                 for s in range(row)) + ".")
+    steps += ["; ".join(terms) + ".", f"Row {row} = {vec(answer)}."]
+    return Exercise("chunkwise", seed, prompt, _tuple(answer), mistakes=tuple(
+        (_tuple(m), why) for m, why in mistakes), steps=tuple(steps),
+        given={"variant": "scores", "rule": "retnet" if gamma else "linear", "C": C,
+               "chunk": 2, "row": row, "q": q.tolist(), "k": k.tolist(), "gamma": gamma})
+
+
+# Page 6: random features ---------------------------------------------------------------------
+
+FEATURE_SPREADS = (0.5, 1.0, 1.5, 2.0)  # σ₁, one feature's relative standard deviation
+FEATURE_COUNTS = (4, 16, 64, 100, 256)  # m with a whole √m
+
+
+def random_features(seed: int) -> Exercise:
+    """Performer's estimate of exp(q·k) by m independent positive features. Seeds 0, 4, 8 …:
+    one feature strays by σ₁ (relative standard deviation, √(exp|q̃ + k̃|² − 1)); what is the
+    spread with m features (σ₁ / √m)? Seeds 2, 6, …: how many features bring it to a target
+    (m = (σ₁ / target)²)? Odd seeds, why positive features: one draw of trigonometric
+    (sin, cos) features gave estimates of exp(s q·k_j) for three keys, one negative; what weight
+    ê_j / Σ ê does key j get (outside 0 … 1, which positive features never give)?
+    ``given``: variant "spread" (sigma1, m), "count" (sigma1, target) or "sign" (estimates, key)."""
+    seed = check_seed("seed", seed)
+
+    def make(rng):
+        if seed % 2 == 0:
+            sigma = float(rng.choice(FEATURE_SPREADS))
+            m = int(rng.choice(FEATURE_COUNTS))
+            root = math.isqrt(m)
+            spread = sigma / root
+            if seed % 4 == 0:
+                answer = spread
+                mistakes = (((sigma / m,), f"divided by m = {m}: the variance falls as 1/m, its "
+                             f"square root, the spread, as 1/√m"),
+                            ((sigma ** 2 / m,), f"gave the variance σ₁²/m = {number_text(sigma ** 2)}"
+                             f" / {m}, not its square root (the spread)"),
+                            ((sigma,), "left the spread alone: every feature strays as much, "
+                             "but their average strays less"))
+                prompt = (f"FAVOR+ estimates exp(q·k) with m independent positive features, "
+                          f"φ(q)·φ(k) = the average of m one-feature estimates. For this q and "
+                          f"k one feature alone strays by σ₁ = {number_text(sigma)} (relative "
+                          f"standard deviation, √(exp|q̃ + k̃|² − 1)). What is the relative "
+                          f"standard deviation of the estimate with m = {m} features?")
+                steps = ("The m features are independent and each is an unbiased estimate: "
+                         "their average is unbiased too, and its variance is σ₁² / m.",
+                         f"Variance: {number_text(sigma)}² / {m} = "
+                         f"{number_text(sigma ** 2 / m)}.",
+                         f"Spread: its square root, σ₁ / √m = {number_text(sigma)} / {root} = "
+                         f"{number_text(spread)}.")
+                given = {"variant": "spread", "sigma1": sigma, "m": m}
+            else:
+                if spread not in (0.5, 0.25, 0.2, 0.125, 0.1, 0.0625, 0.05) or m == 1:
+                    return None
+                answer = float(m)
+                mistakes = (((float(root),), f"took the spread's ratio σ₁ / target = {root} as "
+                             "the number of features: the spread falls as 1/√m, so m is that "
+                             "ratio squared"),
+                            ((float(m * m),), "squared twice: m = (σ₁ / target)², not "
+                             "(σ₁ / target)⁴"),
+                            ((sigma ** 2 / spread,), "divided the variance σ₁² by the target "
+                             "spread: compare spreads with spreads, σ₁ / √m = target"))
+                prompt = (f"FAVOR+ estimates exp(q·k) with m independent positive features "
+                          f"(the average of m one-feature estimates). For this q and k one "
+                          f"feature alone strays by σ₁ = {number_text(sigma)} (relative standard "
+                          f"deviation). How many features bring the estimate's relative "
+                          f"standard deviation down to {number_text(spread)}?")
+                steps = ("The average of m independent features strays by σ₁ / √m.",
+                         f"σ₁ / √m = {number_text(spread)} ⇒ √m = {number_text(sigma)} / "
+                         f"{number_text(spread)} = {root}.",
+                         f"m = {root}² = {m}: halving the spread takes four times the features.")
+                given = {"variant": "count", "sigma1": sigma, "target": spread}
+            answer = (float(answer),)
+            kind = KIND_NUMBER
+        else:
+            e = np.array([float(rng.choice([1.0, 1.5, 2.0, 2.5, 3.0])),
+                          -float(rng.choice([0.5, 1.0, 1.5, 2.0, 2.5])),
+                          float(rng.choice([0.5, 1.0, 1.5, 2.0]))])
+            e = e[rng.permutation(3)]
+            total = float(e.sum())
+            if total not in (0.5, 1.0, 2.0, 2.5, 4.0, 5.0):
+                return None
+            j = int(rng.integers(3))
+            answer = (e[j] / total,)
+            kept = np.clip(e, 0, None)
+            mistakes = (((abs(e[j]) / float(np.abs(e).sum()),), "took absolute values: "
+                         "the weights divide the estimates as they are, signs included"),
+                        ((kept[j] / float(kept.sum()),), "dropped the negative estimate: "
+                         "nothing clips it; the normaliser is the plain sum"),
+                        ((float(e[j]),), f"skipped the divide: the weight is ê_{j + 1} over the "
+                         f"sum of the three, {number_text(total)}"))
+            negative = int(np.flatnonzero(e < 0)[0])
+            prompt = ("Random Fourier features use cos and sin, which can be negative. One draw "
+                      "of such features estimated exp(s q·k_j) for three keys as ê = "
+                      f"{vec(e)}. Attention divides the estimates by their sum, w_j = ê_j / Σ ê. "
+                      f"What weight does key {j + 1} get?")
+            steps = (f"The normaliser: Σ ê = {' + '.join(number_text(x) for x in e)} = "
+                     f"{number_text(total)}.".replace("+ -", "− "),
+                     f"w_{j + 1} = {number_text(e[j])} / {number_text(total)} = "
+                     f"{number_text(answer[0])}.",
+                     f"Key {negative + 1} gets a negative weight and the other two add up to "
+                     "more than 1: not a probability, and the nearer Σ ê is to 0 the wilder. FAVOR+'s "
+                     "positive features exp(ωᵀx − |x|²/2) make every estimate > 0, so every "
+                     "weight is between 0 and 1 and they sum to 1.")
+            given = {"variant": "sign", "estimates": e.tolist(), "key": j + 1}
+            kind = KIND_NUMBER
+        if not _distinct(answer, *(w for w, _ in mistakes), atol=0.01):
+            return None
+        return Exercise("random-features", seed, prompt, _tuple(answer), kind=kind,
+                        tolerance=0.001, mistakes=tuple((_tuple(w), why) for w, why in mistakes),
+                        steps=steps, given=given)
+
+    return _draw(seed, make)
+
+
 # Page 7: state space -------------------------------------------------------------------------
 
 STATE_SPACE_STEPS = (0.5, 2.0)  # Δ: never 1, so "B u without Δ" is a different answer
@@ -490,4 +704,4 @@ def state_space(seed: int) -> Exercise:
 
 GENERATORS: dict[str, Callable[[int], Exercise]] = {
     "running-sum": running_sum, "fixed-state": fixed_state, "gates": gates, "hybrid": hybrid,
-    "state-space": state_space}
+    "chunkwise": chunkwise, "random-features": random_features, "state-space": state_space}

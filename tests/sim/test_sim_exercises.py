@@ -141,6 +141,95 @@ def test_state_space_mistakes_are_sims_scan_done_wrong():
     assert any(why.startswith("left out the decay") for _, why in h.mistakes)
 
 
+def _after(states: np.ndarray, n: int) -> np.ndarray:
+    """The recurrence's state after token n (S₀ = 0 for n = 0); states (T, d_k, d_v)."""
+    return states[n - 1] if n else np.zeros_like(states[0])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_chunkwise_against_sims_chunkwise_form(seed):
+    e = ex.chunkwise(seed)
+    g = e.given
+    rng = np.random.default_rng(seed)
+    if g["variant"] == "state":
+        assert seed % 2 == 0 and e.kind == ex.KIND_NUMBER
+        T, C, t = g["T"], g["C"], g["t"]
+        q, k, v = rng.standard_normal((3, T, 3))
+        tr = sim.run_chunkwise("linear", q, k, v, chunk_size=C)
+        states = sim.run("linear", q, k, v).states  # (T, d, d)
+        n = int(e.answer[0])
+        c = int(np.searchsorted(tr.starts, t - 1, side="right")) - 1  # token t's chunk, from 0
+        np.testing.assert_allclose(tr.boundary_states[c], _after(states, n), atol=1e-12)
+        np.testing.assert_allclose(tr.inter[t - 1], _after(states, n).T @ q[t - 1], atol=1e-12)
+        for wrong, _why in e.mistakes:  # each names a state the carried part does not read
+            read = _after(states, int(wrong[0])).T @ q[t - 1]
+            assert not np.allclose(tr.inter[t - 1], read, atol=1e-6), (wrong, _why)
+        assert 0 < n < t - 1  # a token past its chunk's first: the recurrence's state differs
+    else:
+        assert seed % 2 == 1 and e.kind == ex.KIND_VECTOR and g["C"] == 4
+        assert _small_integers(g["q"], 2) and _small_integers(g["k"], 2)
+        # tokens 1–4 anything, tokens 5–8 the exercise's chunk; values do not enter the scores
+        q = np.vstack([rng.standard_normal((4, 2)), g["q"]])
+        k = np.vstack([rng.standard_normal((4, 2)), g["k"]])
+        v = rng.standard_normal((8, 2))
+        gates = {"gamma": g["gamma"]} if g["rule"] == "retnet" else {}
+        assert (g["rule"] == "retnet") == (seed % 4 == 3) and g["gamma"] in (None, 0.5)
+        A = sim.run_chunkwise(g["rule"], q, k, v, chunk_size=4, **gates).scores[1]
+        np.testing.assert_allclose(e.answer, A[g["row"] - 1], atol=1e-12)
+        if gates:  # "left out the decay" is linear attention's row of the same chunk
+            plain = sim.run_chunkwise("linear", q, k, v, chunk_size=4).scores[1][g["row"] - 1]
+            no_decay = [w for w, why in e.mistakes if why.startswith("left out the decay")]
+            np.testing.assert_allclose(no_decay[0], plain, atol=1e-12)
+
+
+def _one_feature_estimates(sigma: float, rows: int, seed: int) -> np.ndarray:
+    """`rows` one-feature estimates of exp(q̃·k̃) by sim's positive features, divided by it, for
+    q̃ = k̃ = x e₁ with √(exp|q̃ + k̃|² − 1) = σ (so 4x² = ln(1 + σ²)); independent rows."""
+    x = np.sqrt(np.log1p(sigma**2)) / 2
+    qk = np.array([[x, 0.0], [x, 0.0]])
+    W = sim.draw_projection(rows, 2, seed, orthogonal=False)
+    phi = sim.favor_features(qk, W)  # (2, rows), each divided by √rows
+    return rows * phi[0] * phi[1] / np.exp(x * x)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_random_features_against_sims_features(seed):
+    e = ex.random_features(seed)
+    g = e.given
+    assert e.kind == ex.KIND_NUMBER
+    if g["variant"] in ("spread", "count"):
+        assert seed % 2 == 0 and (g["variant"] == "spread") == (seed % 4 == 0)
+        m = g["m"] if g["variant"] == "spread" else int(e.answer[0])
+        spread = e.answer[0] if g["variant"] == "spread" else g["target"]
+        rows = 2**18
+        one = _one_feature_estimates(g["sigma1"], rows, seed)
+        draws = one[: rows // m * m].reshape(-1, m).mean(axis=1)  # estimates by m features each
+        measured = draws.std(ddof=1)
+        assert abs(draws.mean() - 1) < 0.05  # unbiased
+        assert abs(measured / spread - 1) < 0.15, (measured, spread)
+        for wrong, why in e.mistakes:  # sim's spread is nearer the answer than any mistake
+            if g["variant"] == "spread":
+                assert abs(measured - spread) < abs(measured - wrong[0]), (wrong, why)
+            else:  # m features of the mistake spread differently
+                other = one[: rows // int(wrong[0]) * int(wrong[0])].reshape(
+                    -1, int(wrong[0])).mean(axis=1).std(ddof=1)
+                assert abs(other / spread - 1) > 0.25, (wrong, why, other)
+    else:
+        assert seed % 2 == 1 and g["variant"] == "sign"
+        est = np.array(g["estimates"])
+        assert (est < 0).sum() == 1 and est.sum() > 0
+        j = g["key"] - 1
+        assert e.answer[0] == pytest.approx(est[j] / est.sum(), abs=1e-12)
+        # sim's FAVOR+ weights are that same division, of positive estimates: within 0 … 1
+        K = np.random.default_rng(seed).standard_normal((3, 2)) / 2
+        qv = np.array([0.5, -0.25])
+        W = sim.draw_projection(8, 2, seed)
+        pos = sim.favor_features(qv, W) @ sim.favor_features(K, W).T  # (3,) φ(q)·φ(k_j) > 0
+        weights = sim.softmax_weights_favor(qv, K, 8, seed, scale=1.0)
+        np.testing.assert_allclose(weights, pos / pos.sum(), rtol=1e-12)
+        assert np.all(pos > 0) and np.all((weights > 0) & (weights < 1))
+
+
 @pytest.mark.parametrize("make", list(ex.GENERATORS.values()))
 def test_every_exercise_is_its_seeds_alone_and_names_distinct_mistakes(make):
     for seed in SEEDS:

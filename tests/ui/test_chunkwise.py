@@ -133,3 +133,58 @@ def test_gate_settings_reach_sim(page):
     g = page.gates(16)
     np.testing.assert_array_equal(g["beta"], np.full(16, 0.4))
     np.testing.assert_array_equal(g["alpha"], scenarios.draw_gates(16, 4, 0.6, 0.4, 0)["alpha"])
+
+
+def test_your_turn_names_the_carried_state_and_plays_it_on_the_plots(page):
+    from sim import exercises as sim_exercises  # noqa: PLC0415
+    from ui.exercises import GENERATORS, check  # noqa: PLC0415
+
+    assert GENERATORS["chunkwise"] is sim_exercises.chunkwise
+    box = page.exercise_box
+    assert box.exercise == sim_exercises.chunkwise(0) and "carried-state part" in box.exercise.prompt
+    g = box.exercise.given
+    n = int(box.exercise.answer[0])
+    assert check(box.exercise, str(n)).verdict == "right"
+    why = check(box.exercise, str(g["t"] - 1)).html  # the recurrence's state: a named mistake
+    assert "Not quite" in why and "previous token" in why
+    assert box.plots.visible
+    box.show_on_plots()  # the exercise's T and C on the page, the plots at its token
+    assert (page.tokens, page.chunk_size) == (g["T"], g["C"])
+    box.reveal()
+    assert page.t == g["t"]
+    # the page says the same: the chunk starts from the state after token n, which it holds
+    assert f"the state after token {n}," in text_at(page.state_text)
+    q, k, v = stream(g["T"])
+    states = sim.run("linear", q, k, v).states
+    np.testing.assert_allclose(heat(page.state), states[n - 1], atol=1e-12)
+
+
+def test_your_turn_a_chunks_masked_scores(page):
+    from ui.exercises import check  # noqa: PLC0415
+
+    page.exercise = 3  # odd seeds: a row of a chunk's masked scores (3: RetNet, γ = 0.5)
+    box = page.exercise_box
+    g = box.exercise.given
+    assert g["variant"] == "scores" and g["rule"] == "retnet"
+    assert len(box.exercise.answer) == 4 and f"row {g['row']}" in box.prompt.object
+    typed = ", ".join(str(x) for x in box.exercise.answer)
+    assert check(box.exercise, typed).verdict == "right"
+    for wrong, why in box.exercise.mistakes:
+        feedback = check(box.exercise, ", ".join(str(x) for x in wrong))
+        assert feedback.verdict == "mistake" and why.split(":")[0] in feedback.html
+    names = " ".join(why for _, why in box.exercise.mistakes)
+    assert "causal mask" in names and "diagonal" in names and "decay" in names
+    box.show_on_plots()  # the same rule and chunk size; the row asked for boxed in chunk 2
+    box.reveal()
+    assert (page.rule, page.chunk_size, page.decay) == ("retnet", 4, 0.5)
+    assert page.t == 4 + g["row"] and page.run.data["row"][page.t] == g["row"] - 1
+
+
+def test_your_turn_travels_in_the_link(page):
+    from ui.urlstate import apply_query, to_query  # noqa: PLC0415
+
+    run = page.run
+    page.exercise = 7
+    assert page.run is run and "ex=7" in to_query(page).split("&")
+    fresh = ChunkwisePage()
+    assert apply_query(fresh, "ex=7") == [] and fresh.exercise_box.exercise.seed == 7

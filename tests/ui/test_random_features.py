@@ -10,7 +10,7 @@ import pytest
 
 import sim
 from sim import scenarios
-from ui.pages.random_features import CHECK_ROWS, N_SEEDS, RandomFeaturesPage
+from ui.pages.random_features import CHECK_ROWS, ELU, MEAN, N_SEEDS, THIS_SEED, RandomFeaturesPage
 
 
 def text_at(readout) -> str:
@@ -53,13 +53,13 @@ def test_error_curves_are_sims(page):
                                   orthogonal=False)
     curves = page.error.source.data
     np.testing.assert_array_equal(curves["x"], ms)
-    np.testing.assert_array_equal(curves[f"FAVOR+, mean over {N_SEEDS} seeds"], err.mean_abs)
-    np.testing.assert_array_equal(curves["elu + 1 (no random features)"],
+    np.testing.assert_array_equal(curves[MEAN], err.mean_abs)
+    np.testing.assert_array_equal(curves[ELU],
                                   np.full(7, err.elu1_mean_abs))
     # this seed's curve: the bars' error, which is approximation_error's first seed
     mine = [np.abs(sim.softmax_weights_favor(q, K, int(m), 3, scale=s, orthogonal=False)
                    - err.exact).mean() for m in ms]
-    np.testing.assert_allclose(curves["FAVOR+, this seed"], mine, rtol=0, atol=0)
+    np.testing.assert_allclose(curves[THIS_SEED], mine, rtol=0, atol=0)
     np.testing.assert_allclose(mine, err.per_seed_mean_abs[:, 0], rtol=1e-12)
     band = page.error.band.data
     np.testing.assert_array_equal(band["low"], np.percentile(err.per_seed_mean_abs, 10, axis=1))
@@ -111,3 +111,32 @@ def test_csv_has_one_row_per_m(page):
     assert header[:3] == ["m", "error_this_seed", "error_mean_over_seeds"]
     assert header[-8:] == [f"w_favor_{j}" for j in range(1, 9)]
     assert len(lines) == 11 and lines[4].startswith("8,")
+
+
+def test_your_turn_the_spread_at_m_features_and_why_positive_features(build):
+    from sim import exercises as sim_exercises  # noqa: PLC0415
+    from ui.exercises import GENERATORS, check  # noqa: PLC0415
+    from ui.urlstate import apply_query, to_query  # noqa: PLC0415
+
+    assert GENERATORS["random-features"] is sim_exercises.random_features
+    page = build(RandomFeaturesPage)
+    box = page.exercise_box
+    assert box.exercise.given["variant"] == "spread" and not box.plots.visible
+    g = box.exercise.given
+    assert box.exercise.answer[0] == pytest.approx(g["sigma1"] / math.sqrt(g["m"]))
+    assert check(box.exercise, box.exercise.answer_text).verdict == "right"
+    wrong = check(box.exercise, sim_exercises.number_text(g["sigma1"] / g["m"])).html
+    assert "Not quite" in wrong and "1/√m" in wrong  # divided by m: named
+    page.exercise = 1  # odd seeds: why positive features
+    g = box.exercise.given
+    assert g["variant"] == "sign" and "cos and sin" in box.prompt.object
+    est = np.array(g["estimates"])
+    assert check(box.exercise, str(est[g["key"] - 1] / est.sum())).verdict == "right"
+    assert "absolute values" in check(box.exercise, str(
+        abs(est[g["key"] - 1]) / np.abs(est).sum())).html
+    assert "positive features" in box.exercise.steps[-1]
+    run = page.run
+    page.exercise = 7
+    assert page.run is run and "ex=7" in to_query(page).split("&")
+    fresh = RandomFeaturesPage()
+    assert apply_query(fresh, "ex=7") == [] and fresh.exercise_box.exercise.seed == 7

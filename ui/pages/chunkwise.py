@@ -5,7 +5,9 @@ form, between chunks one state is carried (`sim.chunkwise.run_chunkwise`); the p
 output to the recurrence (`sim.run`) and shows, token by token, the output split into its
 carried-state part and its in-chunk part, the chunk's masked score matrix, the state carried into
 it and, for the delta rules, the chunk's UT transform. The work, memory and sequential steps of
-the three forms are `sim.chunkwise.chunkwise_cost`'s.
+the three forms are `sim.chunkwise.chunkwise_cost`'s. "Your turn" (``exercise``, link key ``ex``):
+which state a token's carried part reads, or a row of a chunk's masked scores
+(``sim.exercises.chunkwise``).
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ import param
 
 import sim
 from sim import scenarios
+from ui.exercises import exercise_setting
 from ui.page import Page, Run
-from ui.views import Heatmap, LinePlot, Readout, crossover
+from ui.views import PHONE_MIN_WIDTH, Heatmap, LinePlot, Readout, crossover, fluid
 from ui.views import chunkwise as cv
 
 RULES = {"linear attention": "linear", "decay gate: RetNet (fixed γ)": "retnet",
@@ -34,6 +37,7 @@ PARTS = ("carried-state part", "in-chunk part", "chunkwise output", "recurrent o
 class ChunkwisePage(Page):
     title = "How these train fast: the chunkwise-parallel form"
     slug = "chunkwise"
+    link_keys = {"exercise": "ex"}
     stops = (("start", "stop_start"),
              *((f"chunk {c} begins", f"stop_chunk{c}") for c in range(1, NAMED_CHUNKS + 1)),
              ("last token", "stop_end"))
@@ -50,6 +54,19 @@ class ChunkwisePage(Page):
     write_strength = param.Number(1.0, bounds=(0.0, 2.0), step=0.05, label="Write strength β",
                                   doc="How much of the error the delta rules write")
     seed = param.Integer(0, bounds=(0, 2**31 - 1), label="Seed")
+    exercise = exercise_setting()  # "Your turn": the carried state, or a chunk's masked scores
+
+    def play_exercise(self, exercise) -> tuple[int, ...]:
+        """"Show it on the plots": the exercise's T and C (the carried state: its token), or
+        its chunk size and rule on the page's own tokens (the masked scores: the row asked for
+        in chunk 2). Returns the t each step of the working is about."""
+        g = exercise.given
+        if g["variant"] == "state":
+            self.param.update(tokens=g["T"], chunk_size=g["C"])
+            return (g["t"],) * len(exercise.steps)
+        self.param.update(rule=g["rule"], chunk_size=g["C"], tokens=max(self.tokens, 2 * g["C"]),
+                          **({"decay": g["gamma"]} if g["gamma"] else {}))
+        return (g["C"] + g["row"],) * len(exercise.steps)
 
     def gates(self, T: int) -> dict:
         """sim's keyword arguments for the rule: per-token α drawn around the decay (Mamba-2 and
@@ -114,11 +131,13 @@ class ChunkwisePage(Page):
         self.strip = cv.ChunkStrip()
         chunk = {"row_label": "query: token t of the chunk", "col_label": "key: token s of the chunk",
                  "row_symbol": "t", "col_symbol": "s", "width": 310, "height": 300}
-        self.scores = cv.MaskedHeatmap("scores", "Masked scores of this chunk",
+        # Short titles: the presenter's type is larger, and a 310 px figure cut "Masked scores
+        # of this chun"; the heading above them says "Inside the current chunk".
+        self.scores = cv.MaskedHeatmap("scores", "Masked scores A",
                                        value_name="score", **chunk)
-        self.ut = cv.MaskedHeatmap("ut", "UT transform (I + L)⁻¹ diag(β)", value_name="T[t, s]",
+        self.ut = cv.MaskedHeatmap("ut", "UT transform", value_name="T[t, s]",
                                    **chunk)
-        self.state = Heatmap("states", "State carried into this chunk", row_label="key entry i",
+        self.state = Heatmap("states", "Carried state S", row_label="key entry i",
                              col_label="value entry j", value_name="S[i, j]", width=300, height=300)
         self.parts = cv.PartsHeatmap("parts", "Output of token t, both ways", row_label="",
                              col_label="value entry j", row_symbol="row", value_name="o[j]",
@@ -165,9 +184,14 @@ class ChunkwisePage(Page):
             *(self.widget(n, pn.widgets.IntSlider, **w) for n in ("tokens", "chunk_size", "d")),
             decay, beta, self.widget("seed", pn.widgets.IntInput, width=120), width=300,
             css_classes=["lab-controls"])
+        # The wide figures and the table shrink to a phone's width (at most their own width).
+        for model in (self.strip.fig, self.parts.fig, self.work.fig, self.memory.fig,
+                      self.steps.fig, self.cost_text.div):
+            fluid(model)
         fig = pn.pane.Bokeh
         top = pn.Column(self.caption.panel(), fig(self.strip.fig), fig(self.parts.fig),
-                        sizing_mode="stretch_width", min_width=420, styles={"flex": "1 1 640px"},
+                        sizing_mode="stretch_width", min_width=PHONE_MIN_WIDTH,
+                        styles={"flex": "1 1 640px"},
                         css_classes=["lab-main-view"])
         inside = pn.FlexBox(fig(self.scores.fig), fig(self.state.fig), fig(self.ut.fig),
                             sizing_mode="stretch_width", css_classes=["lab-main-view"])

@@ -6,6 +6,8 @@ through 1, 2, 4, … up to the chosen largest m, each larger m adding features t
 The page shows the three sets of weights (exact, FAVOR+ with m features, elu + 1), the error
 against m averaged over seeds (`sim.approximation_error`) and, for one key, that the estimate
 of exp(s q·k) is unbiased at every m: the mean over many draws stays put while the spread falls.
+"Your turn" (``exercise``, link key ``ex``): the spread at m features, or why the features are
+positive (``sim.exercises.random_features``).
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ import param
 
 import sim
 from sim import scenarios
+from ui.exercises import exercise_setting
 from ui.page import Page, Run
-from ui.views import Readout
+from ui.views import PHONE_MIN_WIDTH, Readout, fluid
 from ui.views import random_features as rv
 
 # 16 … 2048: t steps through m = 1, 2, 4, … m_max. Names, so a link carries them as they are.
@@ -28,11 +31,14 @@ N_SEEDS = 16  # seeds the error curve averages over: its band is their middle 80
 CHECK_ROWS = 2**15  # features in all in the unbiasedness check (cut into draws of m each)
 DATA_SEED = 0  # the query and keys are fixed; the seed setting draws the features
 BAND = (10, 90)  # percentiles of the seeds' errors shaded around the mean
+# The error plot's curves, named short: its legend's two columns fit a 390 px phone.
+MEAN, THIS_SEED, ELU = f"FAVOR+, {N_SEEDS} seeds", "FAVOR+, this seed", "elu + 1"
 
 
 class RandomFeaturesPage(Page):
     title = "Random features that approximate softmax"
     slug = "random-features"
+    link_keys = {"exercise": "ex"}
     stops = (("m = 1", "stop_start"), ("m ≥ d: one full orthogonal block", "stop_d"),
              ("FAVOR+ beats elu + 1 (mean over seeds)", "stop_beats"))
 
@@ -47,6 +53,7 @@ class RandomFeaturesPage(Page):
                              "the estimate harder")
     orthogonal = param.Boolean(True, label="Orthogonal features (ORF)",
                                doc="Blocks of d orthogonal directions instead of independent ones")
+    exercise = exercise_setting()  # "Your turn": the spread at m features, or why positive
 
     def compute(self) -> Run:
         d, n, seed = self.d, self.keys, self.seed
@@ -113,12 +120,11 @@ class RandomFeaturesPage(Page):
         self.bars = rv.WeightBars()
         self.error = rv.ErrorPlot(
             "Error of the weights against m", {
-                f"FAVOR+, mean over {N_SEEDS} seeds": "err_mean", "FAVOR+, this seed": "err_seed",
-                "elu + 1 (no random features)": "err_elu"},
+                MEAN: "err_mean", THIS_SEED: "err_seed", ELU: "err_elu"},
             x="ms", x_label="features m", y_label="mean |ŵⱼ − wⱼ| (keys)",
             marker="ms", x_axis_type="log", y_axis_type="log", width=480, height=400,
-            legend="bottom_left", dashed=("FAVOR+, this seed", "elu + 1 (no random features)"),
-            low="band_low", high="band_high", band_name=f"middle 80 % of {N_SEEDS} seeds")
+            legend="bottom_left", dashed=(THIS_SEED, ELU),
+            low="band_low", high="band_high", band_name="middle 80 %")
         self.caption = Readout("caption", sizing_mode="stretch_width", margin=(4, 10),
                                styles={"font-size": "15px"})
         self.unbiased_text = Readout("unbiased_text", width=380, margin=(4, 10))
@@ -133,9 +139,11 @@ class RandomFeaturesPage(Page):
             self.widget("scale", pn.widgets.FloatSlider, **w),
             self.widget("orthogonal", pn.widgets.Checkbox, **w), width=300,
             css_classes=["lab-controls"])
+        for model in (self.bars.fig, self.error.fig, self.unbiased_text.div):
+            fluid(model)  # a phone's width at the least, their own at the most
         fig = pn.pane.Bokeh
         top = pn.Column(self.caption.panel(), fig(self.bars.fig), sizing_mode="stretch_width",
-                        min_width=420, styles={"flex": "1 1 640px"}, css_classes=["lab-main-view"])
+                        min_width=PHONE_MIN_WIDTH, styles={"flex": "1 1 640px"}, css_classes=["lab-main-view"])
         below = pn.FlexBox(pn.Column(fig(self.error.fig), css_classes=["lab-main-view"]),
                            self.unbiased_text.panel(),
                            sizing_mode="stretch_width")

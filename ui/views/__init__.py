@@ -52,6 +52,19 @@ def make_figure(title: str, *, width: int = 360, height: int = 290, **kwargs):
     return fig
 
 
+PHONE_MIN_WIDTH = 300  # px: the narrowest a fluid figure gets (a 390 px phone less the margins)
+
+
+def fluid(model, min_width: int = PHONE_MIN_WIDTH):
+    """Let a model of fixed ``width`` shrink on a narrow screen and never grow past it: stretch
+    to its row, at most its width (the desktop and presenter look), at least ``min_width``.
+    A fixed width wider than a phone made every column holding it that wide (sideways scroll
+    at 390 px). Returns the model."""
+    width = model.width
+    model.update(sizing_mode="stretch_width", max_width=width, min_width=min(min_width, width))
+    return model
+
+
 class View:
     """Base of the views. Subclasses build their models in __init__ and fill these in."""
 
@@ -86,8 +99,12 @@ class Readout(View):
     markup; anything from outside must be escaped with ``ui.fmt.text`` first.
     """
 
+    # A text wider than its box (a table on a phone) scrolls inside the box, not the page.
+    CSS = ".bk-clearfix { max-width: 100%; overflow-x: auto; overflow-y: hidden; }"
+
     def __init__(self, key: str, **div):
         self.key = key
+        div["stylesheets"] = [self.CSS, *div.get("stylesheets", [])]
         self.div = Div(text="", **div)
         self.bindings = [(self.div, "text", "text")]
 

@@ -19,7 +19,7 @@ from ui.views import LinePlot, View, legend_outside, make_figure
 
 BAR = 0.27  # width of one bar and the offset between the three bars of a key
 COLOURS = {"exact": LINES[0], "favor": LINES[1], "elu1": LINES[2]}
-NAMES = {"exact": "softmax (exact)", "favor": "FAVOR+ with the current m", "elu1": "elu + 1"}
+NAMES = {"exact": "softmax (exact)", "favor": "FAVOR+, current m", "elu1": "elu + 1"}
 
 
 class WeightBars(View):
@@ -37,7 +37,8 @@ class WeightBars(View):
                                       legend_label=NAMES[key]))
         self.fig.add_tools(HoverTool(renderers=bars[:1], tooltips=[
             ("key", "@x"), *[(NAMES[k], f"@{k}{{0.0000}}") for k in NAMES]]))
-        legend_outside(self.fig, "right")  # inside, it covered the tallest bars
+        # Inside, it covered the tallest bars; on the right, a phone's plot was 60 px wide.
+        legend_outside(self.fig, "below", ncols=2)
         self.fig.xaxis.axis_label, self.fig.yaxis.axis_label = "key j", "weight wⱼ"
         self.fig.xgrid.visible = False
         self.fig.xaxis.ticker = self.ticker = FixedTicker(ticks=[1])
