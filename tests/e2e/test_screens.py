@@ -15,18 +15,18 @@ pytestmark = pytest.mark.e2e
 LAYOUT_JS = """() => {
   const inView = (r) => r.top >= -1 && r.left >= -1 && r.bottom <= innerHeight + 1 && r.right <= innerWidth + 1;
   const figs = [];
-  for (const m of labPlayer.doc.all_models) {
+  for (const m of lab.player.doc.all_models) {
     if (!("renderers" in m && "toolbar" in m) || !m.visible) continue;
-    const v = labViewOf(m);
+    const v = lab.viewOf(m);
     if (!v || !v.el || !v.el.isConnected) continue;
     const r = v.el.getBoundingClientRect();
     if (r.width > 0) figs.push({title: m.title && m.title.text, inView: inView(r), bottom: r.bottom,
                                 area: r.width * r.height});
   }
   let shownBottom = 0;  // where the lowest shown figure or text ends
-  for (const m of labPlayer.doc.all_models) {
+  for (const m of lab.player.doc.all_models) {
     if (!m.visible || !("sizing_mode" in m) || "children" in m) continue;
-    const v = labViewOf(m);
+    const v = lab.viewOf(m);
     const r = v && v.el && v.el.isConnected ? v.el.getBoundingClientRect() : null;
     if (r && r.height > 0) shownBottom = Math.max(shownBottom, r.bottom);
   }
@@ -39,18 +39,18 @@ LAYOUT_JS = """() => {
 PRESENTER_SIZES = [(1280, 720), (1366, 768), (1920, 1080)]  # a projector, a laptop, a big screen
 
 # Each shown figure's box, for the takeover: the same figures at the same size before and after.
-BOXES_JS = """() => [...labPlayer.doc.all_models].filter((m) => 'renderers' in m && 'toolbar' in m && m.visible)
-  .map((m) => { const v = labViewOf(m); const r = v && v.el && v.el.isConnected ? v.el.getBoundingClientRect() : null;
+BOXES_JS = """() => [...lab.player.doc.all_models].filter((m) => 'renderers' in m && 'toolbar' in m && m.visible)
+  .map((m) => { const v = lab.viewOf(m); const r = v && v.el && v.el.isConnected ? v.el.getBoundingClientRect() : null;
                 return r && r.width > 0 ? [m.title && m.title.text, Math.round(r.width), Math.round(r.height)] : null; })
   .filter(Boolean)"""
 # A figure's toolbar never covers its title: it sits inside the plot frame and shows on hover.
-TOOLBARS_JS = """() => [...labPlayer.doc.all_models].filter((m) => 'renderers' in m && 'toolbar' in m)
+TOOLBARS_JS = """() => [...lab.player.doc.all_models].filter((m) => 'renderers' in m && 'toolbar' in m)
   .filter((m) => m.toolbar_location != null && !(m.toolbar_inner && m.toolbar.autohide))
   .map((m) => m.title && m.title.text)"""
 
 
 def fitted_after(page, count: int) -> None:
-    page.wait_for_function(f"(window.labFitted || 0) > {count}"
+    page.wait_for_function(f"(window.lab?.state.fitted || 0) > {count}"
                            " && !document.documentElement.classList.contains('fitting')", timeout=60_000)
 
 
@@ -75,7 +75,7 @@ def test_presenter_view_fits_one_screen_at_every_size(browser, server, slug, fon
     assert page.evaluate(TOOLBARS_JS) == []
     for i, (w, h) in enumerate(PRESENTER_SIZES):
         if i:
-            count = page.evaluate("window.labFitted")
+            count = page.evaluate("window.lab.state.fitted")
             page.set_viewport_size({"width": w, "height": h})
             fitted_after(page, count)
         page.get_by_role("button", name="Step", exact=True).click()
@@ -90,7 +90,7 @@ def test_presenter_view_fits_one_screen_at_every_size(browser, server, slug, fon
         assert max(layout["shownBottom"], *(f["bottom"] for f in layout["figs"])) > 0.8 * h, where
         assert sum(f["area"] for f in layout["figs"]) > 0.3 * w * h, where
         # readable: the figures at least at the fit's smallest scale (their type does not shrink)
-        assert page.evaluate("window.labScale") >= 0.75, where
+        assert page.evaluate("window.lab.state.scale") >= 0.75, where
         loaded = page.evaluate("[...document.fonts].some((f) => f.family.includes('Lab Sans') && f.status === 'loaded')")
         assert loaded is (font == "shipped"), where
         # the header is one row and the settings are folded away behind one button
@@ -98,14 +98,14 @@ def test_presenter_view_fits_one_screen_at_every_size(browser, server, slug, fon
         assert page.locator("#tp-settings").is_visible()
         shot(page, f"{slug}-present-{w}x{h}-{font}-font")
     # the folded settings unfold beside the main views, and fold again
-    controls = "[...labPlayer.doc.all_models].filter((m) => (m.css_classes || []).includes('lab-controls')).map((m) => m.visible)"
+    controls = "[...lab.player.doc.all_models].filter((m) => (m.css_classes || []).includes('lab-controls')).map((m) => m.visible)"
     assert page.evaluate(controls) == [False]
     settings = page.locator("#tp-settings")
     settings.click()
     page.wait_for_function(f"{controls}.every(Boolean)", timeout=5_000)
     assert page.locator("#lab-app .noUi-handle").first.is_visible()
     assert settings.inner_text() == "Hide settings"
-    count = page.evaluate("window.labFitted")
+    count = page.evaluate("window.lab.state.fitted")
     settings.click()
     fitted_after(page, count)
     assert page.evaluate(controls) == [False]
@@ -128,7 +128,7 @@ def test_the_presenter_fit_is_remembered_for_the_next_visit(browser, server):
         page.goto(f"{server.url}gates.html?present=1")
         wait_ready(page)
         fitted_after(page, 0)
-        seen.append((page.evaluate("window.labFitTries"), page.evaluate("window.labScale"),
+        seen.append((page.evaluate("window.lab.state.fitTries"), page.evaluate("window.lab.state.scale"),
                      page.evaluate(BOXES_JS)))
         page.close()
     (tries0, scale0, boxes0), (tries1, scale1, boxes1) = seen
@@ -143,7 +143,7 @@ def test_phone_keeps_the_transport_and_the_stepped_figure_in_view(browser, serve
     hold_python(page)  # the page's layout, the shell's alone
     page.goto(f"{server.url}running-sum.html")
     wait_ready(page)
-    page.wait_for_function("window.labTimings.joined", timeout=10_000)
+    page.wait_for_function("window.lab?.timings.joined", timeout=10_000)
     painted(page)
     page.get_by_role("button", name="Step", exact=True).click()
     layout = page.evaluate(LAYOUT_JS)
@@ -178,8 +178,8 @@ def test_an_embed_reports_its_height_and_the_host_resizes_it(context, server):
     frame.locator("#tp-step").wait_for()
     host.wait_for_function("document.querySelector('iframe').style.height !== ''", timeout=60_000)
     inner = host.frames[1]
-    inner.wait_for_function("window.labPrerendered === true")
-    inner.wait_for_function("window.labTimings.joined", timeout=10_000)
+    inner.wait_for_function("window.lab?.state.prerendered === true")
+    inner.wait_for_function("window.lab?.timings.joined", timeout=10_000)
     painted(inner)
     host.wait_for_function("""() => { const f = document.querySelector('iframe');
       const h = Math.ceil(f.contentDocument.querySelector('.lab-main').getBoundingClientRect().height);
@@ -198,12 +198,12 @@ def test_a_named_view_embeds_one_part(context, server):
     page.goto(f"{server.url}running-sum.html?embed=1&view=state")
     wait_ready(page)
     # rendered alone first; the rest of the page joins after it, hidden
-    page.wait_for_function("window.labTimings.joined", timeout=10_000)
+    page.wait_for_function("window.lab?.timings.joined", timeout=10_000)
     painted(page)
     titles = [f["title"] for f in page.evaluate(LAYOUT_JS)["figs"]]
     assert "State S (after token t)" in titles and not any(t and t.startswith("Tokens") for t in titles)
-    built = page.evaluate("[...labPlayer.doc.all_models].filter((m) => 'renderers' in m && 'toolbar' in m)"
-                          ".map((m) => { const v = labViewOf(m); return !!(v && v.el && v.el.isConnected); })")
+    built = page.evaluate("[...lab.player.doc.all_models].filter((m) => 'renderers' in m && 'toolbar' in m)"
+                          ".map((m) => { const v = lab.viewOf(m); return !!(v && v.el && v.el.isConnected); })")
     assert len(built) == 8 and all(built), built
     assert page.locator("#tp-step").is_visible()
     shot(page, "running-sum-embed-view-state")
@@ -225,12 +225,12 @@ def test_print_shows_no_controls_and_the_link(context, server):
     painted(page)
     for sel in (".lab-header", ".lab-transport"):
         assert not page.locator(sel).is_visible()
-    controls = page.evaluate("[...labPlayer.doc.all_models].filter((m) => (m.css_classes || [])"
+    controls = page.evaluate("[...lab.player.doc.all_models].filter((m) => (m.css_classes || [])"
                              ".includes('lab-controls')).map((m) => m.visible)")
     assert controls == [False]
     ref = page.locator("#lab-print-ref").inner_text()
     assert "t = 3" in ref and "running-sum.html" in ref
-    bg = page.evaluate("[...labPlayer.doc.all_models].find((m) => 'toolbar' in m).background_fill_color")
+    bg = page.evaluate("[...lab.player.doc.all_models].find((m) => 'toolbar' in m).background_fill_color")
     assert bg == "#ffffff"  # light, though the screen is dark
     shot(page, "running-sum-print")
     page.emulate_media(media="screen")
