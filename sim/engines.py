@@ -311,7 +311,8 @@ def _vllm(model: Model, tokens: int, sequences: int, kv_dtype: str, conv_dtype: 
     else:
         lines.append(f"state page = {plan.page_bytes:,} bytes (no attention, no token blocks)")
     layers = ", ".join(f"{count} {name}" for name, count in plan.buckets.items())
-    lines += [f"layers by spec: {layers}; group size {plan.group_size}, {len(plan.groups)} groups, "
+    lines += [f"layers by spec: {layers}; group size {plan.group_size}, "
+              f"{_plural(len(plan.groups), 'group')}, "
               f"bytes per block = {plan.group_size} · {plan.page_bytes:,} = {per_block:,}",
               f"blocks per request at {tokens:,} tokens: {attention_blocks:,} attention + "
               f"{state_blocks:,} state = {attention_blocks + state_blocks:,}",

@@ -140,10 +140,11 @@ def gpu_verdict(model: Any, tokens: int, sequences: int = 1, engine: str = "vllm
     lines.append(f"{_sequences(sequences)} × {tokens:,} tokens "
                  f"allocate{'s' if sequences == 1 else ''} {allocated:,} bytes ({_fmt(allocated)}) "
                  f"{'≤' if fits else '>'} {_signed(budget)}: {'fits' if fits else 'does not fit'}")
+    max_tokens = _largest(lambda t: run(t, sequences).total_bytes <= budget, 0, MAX_TOKENS)
     if engine == "vllm" and not fits:
         lines.append("vLLM refuses to start when one request at max_model_len does not fit "
-                     "(get_kv_cache_configs): lower --max-model-len to the longest context below")
-    max_tokens = _largest(lambda t: run(t, sequences).total_bytes <= budget, 0, MAX_TOKENS)
+                     "(get_kv_cache_configs)" + (": lower --max-model-len to the longest "
+                                                 "context below" if max_tokens else ""))
     if max_tokens is None and budget < 0:
         lines.append("the weights and the overhead alone pass the memory: nothing fits")
     elif max_tokens is None:

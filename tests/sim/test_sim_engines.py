@@ -248,6 +248,12 @@ def test_lines_say_1_sequence_and_4_sequences_and_a_negative_budget_with_a_minus
     text = "\n".join(v["lines"])
     assert f"= −{-budget:,} bytes (−75.85 GiB)" in text and f"> −{-budget:,}: does not" in text
     assert "1 sequence × 1,000 tokens allocates " in text
+    # nothing fits, so there is no longer context to lower --max-model-len to
+    assert "(get_kv_cache_configs)" in text and "lower --max-model-len" not in text
+    assert any(", 1 group, bytes per block" in line
+               for line in allocate("llama-3-8b", 1000).lines)
+    assert any(", 8 groups, bytes per block" in line
+               for line in allocate("jamba-v0.1", 1000).lines)
     assert not any("(s)" in line or "-" + str(-budget)[:3] in line for line in v["lines"])
     many = gpu_verdict("llama-3-8b", 8192, 4, "vllm", gpu="H100-80GB")["lines"]
     assert any(line.startswith("longest context for 4 sequences: ") for line in many)

@@ -107,9 +107,11 @@ class HybridPage(CustomModelBoxes, Page):
                          default="H100-80GB", label="GPU")
     gpu_gib = param.Number(80.0, bounds=(0, 16384), label="Custom GPU memory (GiB)",
                            doc="The GPU's memory when GPU is a custom size; above 0")
-    overhead_gib = param.Number(2.0, bounds=(0, 16384), label="Overhead: activations, graphs (GiB)",
-                                doc="What the engine takes besides weights, KV and state")
-    prefix_caching = param.Boolean(True, label="Prefix caching (vLLM; SGLang's radix cache)")
+    overhead_gib = param.Number(2.0, bounds=(0, 16384), label="Overhead (GiB)",
+                                doc="Activations and CUDA graphs: what the engine takes besides "
+                                    "the weights, the KV cache and the state")
+    prefix_caching = param.Boolean(True, label="Prefix caching",
+                                   doc="vLLM's prefix caching; SGLang's radix cache")
     speculative_tokens = param.Integer(0, bounds=(0, 64), label="Speculative tokens",
                                        doc="vLLM: state pages and conv rows; SGLang: slots")
     sequences = param.Integer(1, bounds=(1, 256), label="Batch (sequences)",
