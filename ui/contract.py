@@ -11,9 +11,9 @@ and keeps no list of its own. Two parts:
 - **Frame bindings**: where the player (assets/js/player.js) finds a run's frames in the
   document and how it puts frame t into each model (``ui.page.Page`` writes them).
 
-Python code names these through the constants below; a class a page uses that is not here is a
-class the shell does not look for (tests/js/test_contract.py checks every ``lab-*`` class the
-pages use against this list).
+A ``lab-*`` class a page uses that is not here is one the shell does not look for (lab.css may
+style it). tests/js/test_contract.py checks that the shell spells out none of these names, asks
+for no role or binding that is not here, and that every role is used by a page.
 """
 
 from __future__ import annotations
