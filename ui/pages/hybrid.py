@@ -219,7 +219,7 @@ class HybridPage(CustomModelBoxes, Page):
                 self.caption, self.verdict, self.lines, self.sources]
 
     def body(self) -> pn.viewable.Viewable:
-        radio = {"width": 220, "color": "primary", "variant": "outline"}
+        radio = {"width": 270, "color": "primary", "variant": "outline"}  # fits the presenter scale
         label = lambda s: pn.pane.HTML(s, margin=(5, 10, 0, 10))  # noqa: E731
         knobs = pn.FlexBox(
             self.widget("model_a", pn.widgets.Select, width=230),
