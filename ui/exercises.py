@@ -320,7 +320,8 @@ class ExerciseBox:
         if not ready:  # the working can be read before Python: all of it, folded away
             self.answer.placeholder = "ready once Python has started"
             self.working.visible = False
-            self.steps.object = ("<details><summary>Show the working</summary>"
+            self.steps.object = ("<details aria-label='The working, step by step'>"
+                                 "<summary>Show the working</summary>"
                                  f"{steps_html(self.exercise, len(self.exercise.steps))}</details>")
         from ui.theme import style_widget  # noqa: PLC0415
 

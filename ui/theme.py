@@ -46,6 +46,23 @@ input:focus-visible, select:focus-visible, textarea:focus-visible {
 """
 
 
+# A toggle group's buttons a little tighter, so three presets fit a 340 px settings column
+# ("your turn" was cut to "your tur").
+TIGHT_BUTTONS_CSS = ".bk-btn-group .bk-btn { padding-left: 8px; padding-right: 8px; }"
+
+
+def group_label(text: str, **kwargs):
+    """The label of a toggle group (a Panel button group shows none of its own), as plain text:
+    the shell names the group after the text just before it (assets/js/readers.js), and a label
+    written as markup ("<label>Key set</label>") was read out with its tags."""
+    import html  # noqa: PLC0415
+
+    import panel as pn  # noqa: PLC0415
+
+    kwargs.setdefault("margin", (5, 10, 0, 10))
+    return pn.pane.HTML(html.escape(text), css_classes=["lab-group-label"], **kwargs)
+
+
 def style_widget(widget):
     """Give a Panel widget the site's slider colours, wrapping labels and a visible focus."""
     widget.stylesheets = [*widget.stylesheets, WIDGET_CSS]

@@ -264,3 +264,53 @@ def test_every_page_fits_a_phone_without_sideways_scroll(browser, server, slug):
     shot(page, f"{slug}-phone")
     assert width <= PHONE["width"], (slug, width)
     ctx.close()
+
+
+# Every toggle button of the page's settings: its box, its settings column's, and whether its
+# label overflows it.
+BUTTONS_JS = """() => { const out = [];
+  const walk = (root, box) => { for (const el of root.querySelectorAll('*')) {
+      let b = box;
+      if (el.classList && el.classList.contains('lab-controls')) b = el.getBoundingClientRect();
+      if (el.matches && el.matches('.bk-btn-group .bk-btn')) { const r = el.getBoundingClientRect();
+        out.push({text: el.textContent.trim(), right: r.right, column: b ? b.right : null,
+                  clipped: el.scrollWidth > el.clientWidth + 1}); }
+      if (el.shadowRoot) walk(el.shadowRoot, b); } };
+  walk(document, null); return out; }"""
+
+
+@pytest.mark.parametrize("slug", ["running-sum", "fixed-state"])
+def test_every_toggle_buttons_label_is_whole(context, server, slug):
+    """The presets' third button read "your tur": cut by its settings column."""
+    page = context.new_page()
+    hold_python(page)  # the page's layout, the shell's alone
+    page.goto(f"{server.url}{slug}.html")
+    wait_ready(page)
+    painted(page)
+    buttons = page.evaluate(BUTTONS_JS)
+    assert len(buttons) >= 4, buttons
+    for b in buttons:
+        assert not b["clipped"] and (b["column"] is None or b["right"] <= b["column"] + 1), b
+
+
+SHOWN_JS = """() => [...lab.player.doc.all_models]
+  .filter((m) => ('renderers' in m && 'toolbar' in m) || (m.type || '').includes('Slider'))
+  .map((m) => { const v = lab.viewOf(m); const r = v && v.el && v.el.isConnected ? v.el.getBoundingClientRect() : null;
+                return [(m.title && m.title.text) || m.title || m.type, !!(m.visible && r && r.width > 0)]; })"""
+
+
+def test_the_worked_example_chosen_live_shows_what_its_link_shows(context, server):
+    """Choosing "worked example" on the live page once hid the k/v/q tokens plot and left the
+    Tokens T slider (a later variable in the layout's code shadowed the slider)."""
+    from tests.e2e.conftest import SHOTS, open_page  # noqa: PLC0415
+
+    page = open_page(context, f"{server.url}running-sum.html").page
+    page.get_by_role("button", name="worked example", exact=True).click()
+    page.wait_for_function("lab.player.tMax === 2", timeout=30_000)
+    painted(page)
+    chosen = dict(page.evaluate(SHOWN_JS))
+    assert chosen["Tokens: key k, value v, query q"] and not chosen["Tokens T"], chosen
+    linked = open_page(context, f"{server.url}running-sum.html?preset=worked+example").page
+    painted(linked)
+    assert dict(linked.evaluate(SHOWN_JS)) == chosen
+    page.screenshot(path=str(SHOTS / "running-sum-worked-example-live.png"))  # the first screen

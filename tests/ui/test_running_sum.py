@@ -108,9 +108,12 @@ def test_d_resizes_every_view_with_sims_cost_numbers(page):
     assert page.crossings[0][0].location == 6  # work crossover t = d
     # memory: 2·t·d = d² + d (S and z) at t = (d + 1)/2 = 3.5
     assert page.crossings[2][0].location == 3.5
-    assert page.memory.crossover.data_source.data["y0"] == [3.5]
+    # the stack in bytes, as the memory plot beside it: rows of 2·d fp32 numbers, 48 bytes
+    assert page.memory.fig.yaxis.axis_label == "bytes (fp32)"
+    assert page.memory.crossover.data_source.data["y0"] == [3.5 * 48]
     top_of_state = page.memory.block.data["top"][-1]
-    assert top_of_state == 3.5  # the state, laid out in rows of 2d, is as tall as it is long
+    assert top_of_state == cost.state_numbers(6, 6, with_z=True) * 4 == 168  # S + z in bytes
+    assert page.memory.rows.data["top"][2 * 4 - 1] == cost.kv_cache_numbers(4, 6) * 4  # t = 4
     assert page.bytes.source.data["KV cache"][4] == cost.kv_cache_numbers(4, 6) * 4 == 192
     assert page.bytes.source.data["state S + z"][4] == cost.state_numbers(6, 6, with_z=True) * 4
     memory = text_at(page, page.memory_text)
@@ -127,8 +130,8 @@ def test_memory_text_and_picture_agree_at_every_t(page):
     page.show(3)
     memory = text_at(page, page.memory_text)
     assert "24 numbers" in memory and "20 numbers" in memory and "the cache is larger" in memory
-    cache_height = 3  # rows shown: one per token
-    assert cache_height > page.memory.block.data["top"][-1] == 2.5
+    cache_height = page.memory.rows.data["top"][2 * 3 - 1]  # the rows shown: 3 tokens, bytes
+    assert cache_height == 24 * 4 > page.memory.block.data["top"][-1] == 20 * 4
 
 
 def test_url_round_trip_of_the_worked_example(page, build):

@@ -17,7 +17,7 @@ from sim import recall as sim_recall
 from ui.exercises import exercise_setting
 from ui.fmt import cell, num, sub
 from ui.page import Page, Run
-from ui.theme import LINES
+from ui.theme import LINES, group_label
 from ui.views import Readout
 from ui.views.fixed_state import EXACT, PairErrors, ProbeBars, RuleLines
 
@@ -142,7 +142,7 @@ class FixedStatePage(Page):
         def fit(*_events) -> None:  # the sliders' ends follow n ≤ 4·d and probe ≤ n; a scale
             w["pairs"].end, w["probe"].end = 4 * self.d, self.pairs  # off the steps (a link's)
             w["scale"].options = sorted({*SCALE_STEPS, float(self.scale)})  # is one more step
-            w["rho"].disabled = self.keys != "correlated" or not self.controls_ready
+            w["rho"].visible = self.keys == "correlated"  # ρ shapes correlated keys only
 
         self.param.watch(fit, ["d", "pairs", "keys", "scale"])  # before the widgets' own links
         # d and ρ redo the whole run: they act when the slider is released, not on every pixel.
@@ -159,8 +159,7 @@ class FixedStatePage(Page):
         fit()
 
         def labelled(name: str) -> pn.Column:  # a button group shows no label of its own
-            return pn.Column(pn.pane.HTML(f"<label>{self.label(name)}</label>",
-                                          margin=(5, 10, 0, 10)), w[name], margin=0)
+            return pn.Column(group_label(self.label(name)), w[name], margin=0)
 
         controls = pn.Column(w["d"], w["pairs"], labelled("rule"), labelled("keys"), w["rho"],
                              w["scale"], w["probe"], w["seed"], width=300,

@@ -213,8 +213,11 @@ class GatesPage(Page):
 
         shown(), self.param.watch(shown, "rules")
         controls = pn.FlexBox(
+            # The placeholder is also the name of its text box (Choices.js's aria-label: "null"
+            # without one).
             self.widget("rules", pn.widgets.MultiChoice, max_items=MAX_RULES,
-                        sizing_mode="stretch_width", min_width=220, max_width=450),
+                        placeholder="Add a rule to compare", sizing_mode="stretch_width",
+                        min_width=220, max_width=450),
             self.widget("stream", pn.widgets.Select, **w),
             self.widget("d", pn.widgets.IntSlider, **w),
             self.widget("tokens", pn.widgets.IntSlider, **w),

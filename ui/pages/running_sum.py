@@ -20,6 +20,7 @@ from sim.parallel import run_parallel
 from ui.exercises import exercise_setting
 from ui.fmt import num, sub, vec
 from ui.page import Page, Run
+from ui.theme import TIGHT_BUTTONS_CSS, group_label
 from ui.views import Heatmap, LinePlot, Readout, crossover
 from ui.views.running_sum import COST_T_MAX, FP32, MemoryStack, TokenStrip, cost_text, memory_text
 
@@ -155,15 +156,18 @@ class RunningSumPage(Page):
                              css_classes=["lab-no-print"])
 
         def lock(*_events) -> None:  # the worked example and the exercise have their own d, T
-            for w in (d, tokens, seed):
-                w.visible = self.preset == RANDOM
+            for w in (d, tokens, seed):  # (the sliders: a later `tokens`, the tokens plot's
+                w.visible = self.preset == RANDOM  # column, once hid the plot instead)
             fixed.visible = self.preset != RANDOM
             start.visible = self.preset == RANDOM
 
         self.param.watch(lock, "preset")
+        tight = {"color": "default", "stylesheets": [TIGHT_BUTTONS_CSS]}
         controls = pn.Column(
-            self.widget("preset", pn.widgets.RadioButtonGroup, color="default"), d, tokens, seed,
-            fixed, self.widget("feature_map", pn.widgets.RadioButtonGroup, color="default"),
+            group_label(self.label("preset")),
+            self.widget("preset", pn.widgets.RadioButtonGroup, **tight), d, tokens, seed,
+            fixed, group_label(self.label("feature_map")),
+            self.widget("feature_map", pn.widgets.RadioButtonGroup, color="default"),
             self.widget("normalize", pn.widgets.Checkbox), self.token_text.panel(), width=340,
             css_classes=["lab-controls"])  # wide enough for the three presets' buttons
         both = pn.Column(pn.pane.HTML("<h3>The output, computed both ways</h3>", margin=(0, 10),
@@ -182,8 +186,8 @@ class RunningSumPage(Page):
                           pn.Column(fig(self.total.fig), self.cost_text.panel(), width=370),
                           pn.Column(fig(self.bytes.fig), width=370), sizing_mode="stretch_width",
                           css_classes=["lab-secondary", "lab-view-cost"])
-        tokens = pn.Column(fig(self.tokens_view.fig), css_classes=["lab-main-view", "lab-view-tokens"])
-        return pn.Column(start, pn.FlexBox(controls, tokens, both, sizing_mode="stretch_width"),
+        strip = pn.Column(fig(self.tokens_view.fig), css_classes=["lab-main-view", "lab-view-tokens"])
+        return pn.Column(start, pn.FlexBox(controls, strip, both, sizing_mode="stretch_width"),
                          state, work, sizing_mode="stretch_width")
 
 
@@ -204,12 +208,13 @@ def _state_text(fm: str, r: dict, writes: np.ndarray, t: int) -> str:
 
 
 def _token_text(r: dict, phi: dict, t: int) -> str:
-    if t == 0:
-        return "<p class='rs-note'>No token yet: press <b>Step</b> to read the first one.</p>"
-    i, s = t - 1, r["s"]
+    # At t = 0 the first token, to come: the box is as full as at every t (its room is kept
+    # for the longest text, which left about 100 px empty above the state row at t = 0).
+    i, s = max(t - 1, 0), r["s"]
     label = f" ({s.labels[i]})" if s.labels else ""
-    lines = [f"<b>Token t = {t}</b>{label}", f"k = {vec(s.k[i])}", f"v = {vec(s.v[i])}",
-             f"q = {vec(s.q[i])}"]
+    head = (f"<b>Token t = {t}</b>{label}" if t else
+            f"<b>Next: token t = 1</b>{label}, read at <b>Step</b>")
+    lines = [head, f"k = {vec(s.k[i])}", f"v = {vec(s.v[i])}", f"q = {vec(s.q[i])}"]
     if r["fm"] != "identity":
         lines += [f"φ(k) = {vec(phi['phi_k'][i])}", f"φ(q) = {vec(phi['phi_q'][i])}"]
     return "<div class='rs-token'>" + "<br>".join(lines) + "</div>"

@@ -247,8 +247,10 @@ def caption(r: dict, t: int) -> str:
 
 def token_text(r: dict, t: int) -> str:
     stream = r["stream"]
-    if t == 0:
-        return f"<b>t = 0</b>: no token yet. {stream.description}"
+    if t == 0:  # the caption says t = 0; this says what comes (and keeps its box filled)
+        first = f" ({stream.labels[0]})" if stream.labels else ""
+        return (f"{stream.description} Next, token 1{first}: k = {vec(r['k'][0])}, "
+                f"v = {vec(r['v'][0])}.")
     label = stream.labels[t - 1] if stream.labels else f"token {t}"
     norms = " · ".join(f"{r['labels'][rule]}: ‖S‖ = {num(r['norms'][rule][t - 1])}"
                        + (" (its output read S before this write)" if rule == "rwkv6" else "")
@@ -308,16 +310,18 @@ def gate_words(rule: str, g: dict, n_h: int = 1) -> str:
 
 
 def gates_table(r: dict, t: int) -> str:
-    if t == 0:
-        return "<p>No token yet.</p>"
+    """Each rule's gates at token t and its errors; before the first token (t = 0), the gates
+    token 1 will use, without errors (an empty box there read as a missing table)."""
     rows = []
     for rule in r["rules"]:
-        g = r["token_gates"](rule, t - 1)
+        g = r["token_gates"](rule, max(t - 1, 0))
         used = gate_words(rule, g, r["n_h"])
-        rows.append(f"<tr><td>{r['labels'][rule]}</td><td>{used}</td>"
-                    f"<td>{cell(r['errors'][rule][t - 1], TINY)}</td>"
-                    f"<td>{cell(r['errors_old'][rule][t - 1], TINY)}</td></tr>")
-    return ("<table class='lab-gates'><thead><tr><th>rule</th><th>gates used</th>"
+        new, old = ((cell(r["errors"][rule][t - 1], TINY), cell(r["errors_old"][rule][t - 1], TINY))
+                    if t else ("–", "–"))
+        rows.append(f"<tr><td>{r['labels'][rule]}</td><td>{used}</td><td>{new}</td>"
+                    f"<td>{old}</td></tr>")
+    when = "" if t else "<caption>before the first token: the gates token 1 will use</caption>"
+    return (f"<table class='lab-gates'>{when}<thead><tr><th>rule</th><th>gates used</th>"
             "<th>error, newest</th><th>error, old</th></tr></thead><tbody>" + "".join(rows)
             + "</tbody></table>")
 

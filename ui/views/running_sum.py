@@ -84,7 +84,7 @@ class TokenStrip(View):
 class MemoryStack(View):
     """The KV cache as a stack of (k, v) rows, one per token (2·d numbers a row), beside the
     state (S, d × d, then z, d) laid out in rows of the same 2·d numbers, so the two heights
-    compare as the two totals do and they are level at t = (d + 1)/2. Every row the cache can
+    compare as the two totals do and they are level at t = (d + 1)/2. Heights are bytes (fp32). Every row the cache can
     reach is drawn once per setting; a step only changes which rows the filter lets through."""
 
     GAP = 2  # columns between the cache and the state
@@ -119,26 +119,31 @@ class MemoryStack(View):
                                      text_align="right", level="overlay")
         self.fig.add_layout(self.crossover_label)
         self.fig.xaxis.visible = False
-        self.fig.yaxis.axis_label = "tokens stored t"
+        # In bytes, as the memory plot beside it ("tokens stored t" there mixed two units).
+        self.fig.yaxis.axis_label = "bytes (fp32)"
         self.fig.xgrid.visible = self.fig.ygrid.visible = False
         self.bindings = [(self.filter, "indices", "shown")]
 
 
     def setup(self, run) -> None:
         d, T, cross = run.data["d"], run.t_max, run.data["memory_crossover"]
+        row = 2 * d * FP32  # bytes of one token's k and v: the height of a row
         x0 = 2 * d + self.GAP  # left edge of the state block
         self.fig.x_range.update(start=-0.5, end=x0 + 2 * d + 0.5)
-        self.fig.y_range.update(start=0, end=max(T, cross) * 1.12 + 1)  # room for the label
-        self.block.data = {"left": [x0, x0], "right": [x0 + 2 * d] * 2, "bottom": [0, d / 2],
-                           "top": [d / 2, cross], "color": [LINES[3], LINES[4]],
+        self.fig.y_range.update(start=0, end=(max(T, cross) * 1.12 + 1) * row)  # room for the label
+        self.block.data = {"left": [x0, x0], "right": [x0 + 2 * d] * 2,
+                           "bottom": [0, d / 2 * row], "top": [d / 2 * row, cross * row],
+                           "color": [LINES[3], LINES[4]],
                            "what": [f"state S: {d} × {d} numbers, always",
                                     f"key total z: {d} numbers, always"]}
         self.crossover.data_source.data = {"x0": [-0.3], "x1": [x0 + 2 * d + 0.3],
-                                           "y0": [cross], "y1": [cross]}
-        self.crossover_label.update(x=x0 + 2 * d, y=cross, text=f"same size at t = {num(cross)}")
+                                           "y0": [cross * row], "y1": [cross * row]}
+        self.crossover_label.update(x=x0 + 2 * d, y=cross * row,
+                                    text=f"same size at t = {num(cross)}")
         ts = np.repeat(np.arange(T, dtype=float), 2)  # k and v rows interleaved
         self.rows.data = {"left": np.tile([0.0, d], T), "right": np.tile([d, 2.0 * d], T),
-                          "bottom": ts, "top": ts + 1, "color": [LINES[0], LINES[1]] * T,
+                          "bottom": ts * row, "top": (ts + 1) * row,
+                          "color": [LINES[0], LINES[1]] * T,
                           "what": [f"{n} of token {i + 1}: {d} numbers"
                                    for i in range(T) for n in ("k", "v")]}
 
