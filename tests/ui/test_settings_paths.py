@@ -132,3 +132,33 @@ def test_before_the_first_token_each_box_has_its_own_text_and_one_says_t_0(build
     k1 = vec(rs.run.data["k"][0])
     assert "Next: token t = 1" in rs.run.data["token_text"][0] and f"k = {k1}" in rs.run.data["token_text"][0]
     assert rs.run.data["token_text"][0].count("<br>") == rs.run.data["token_text"][1].count("<br>")
+
+
+def test_every_page_has_one_caption_read_out_after_a_step(build):
+    """The shell reads out t and the text of the Div with the caption role; chunkwise and
+    random-features had none ("t = 1 of 16." and nothing more)."""
+    from bokeh.models import Div  # noqa: PLC0415
+
+    for slug, cls in CLASSES.items():
+        page = build(cls)
+        root = page.layout.get_root(Document())
+        captions = [m for m in root.select({"type": Div}) if "lab-caption" in m.css_classes]
+        assert len(captions) == 1, slug
+        assert any(model is captions[0] for model, _, _ in page._bindings), slug  # per t
+        page.show(1)
+        assert text_content(captions[0].text), slug
+
+
+def test_retnets_decay_shows_only_while_retnet_is_compared(build):
+    """γ is RetNet's alone (sim: gamma of the "retnet" rule only); without RetNet it changed
+    nothing on screen."""
+    page = build(CLASSES["gates"])
+    gamma = next(w for w in page.widgets if w.name == page.label("retnet_decay"))
+    assert "retnet" in page.rules and gamma.visible
+    page.rules = [r for r in page.rules if r != "retnet"]
+    assert not gamma.visible
+    before = page.csv()
+    page.retnet_decay = 0.6  # nothing it could change: the same run
+    assert page.csv() == before and not gamma.visible
+    page.rules = [*page.rules, "retnet"]
+    assert gamma.visible

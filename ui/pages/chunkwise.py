@@ -156,7 +156,8 @@ class ChunkwisePage(Page):
             "chunkwise": "chunkwise_steps"}, y_label="steps one after another", **log)
         self.crossings = [crossover(p.fig, "T = C") for p in (self.work, self.memory, self.steps)]
         self.caption = Readout("caption", sizing_mode="stretch_width", margin=(4, 10),
-                               styles={"font-size": "15px"})
+                               styles={"font-size": "15px"},
+                               css_classes=["lab-caption"])  # read out after each step
         self.state_text = Readout("state_text", sizing_mode="stretch_width", margin=(0, 10))
         self.cost_text = Readout("cost_text", width=360, margin=(4, 10),
                                  stylesheets=[cv.TABLE_CSS])

@@ -203,7 +203,8 @@ class GatesPage(Page):
 
     def body(self) -> pn.viewable.Viewable:
         w = {"width": 220}
-        # A new rule's own setting shows only while that rule is compared (none by default).
+        # A rule's own setting shows only while that rule is compared (RetNet's γ by default,
+        # the new rules' none): a setting that changes nothing on screen is not offered.
         own = {n: self.widget(n, pn.widgets.IntSlider if n == "householder_steps" else
                               pn.widgets.FloatSlider, **w) for n in gv.OWN_SETTINGS}
 
@@ -221,9 +222,9 @@ class GatesPage(Page):
             self.widget("stream", pn.widgets.Select, **w),
             self.widget("d", pn.widgets.IntSlider, **w),
             self.widget("tokens", pn.widgets.IntSlider, **w),
-            *(self.widget(n, pn.widgets.FloatSlider, **w)
-              for n in ("retnet_decay", "decay", "write_strength")),
-            *own.values(),
+            own["retnet_decay"],
+            *(self.widget(n, pn.widgets.FloatSlider, **w) for n in ("decay", "write_strength")),
+            *(widget for name, widget in own.items() if name != "retnet_decay"),
             self.widget("normalize_keys", pn.widgets.Checkbox, **w),
             self.widget("data_dependent_gates", pn.widgets.Checkbox, **w),
             self.widget("seed", pn.widgets.IntInput, width=120),

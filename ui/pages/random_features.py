@@ -126,7 +126,8 @@ class RandomFeaturesPage(Page):
             legend="bottom_left", dashed=(THIS_SEED, ELU),
             low="band_low", high="band_high", band_name="middle 80 %")
         self.caption = Readout("caption", sizing_mode="stretch_width", margin=(4, 10),
-                               styles={"font-size": "15px"})
+                               styles={"font-size": "15px"},
+                               css_classes=["lab-caption"])  # read out after each step
         self.unbiased_text = Readout("unbiased_text", width=380, margin=(4, 10))
         return [self.bars, self.error, self.caption, self.unbiased_text]
 

@@ -432,7 +432,8 @@ def frame_table(r: dict, t: int) -> str:
 
 # The rules' inputs, per run (ui/pages/gates.py runs them) ------------------------------------
 
-OWN_SETTINGS = {"rwkv_decay": ("rwkv7", "rwkv6"), "learning_rate": ("rwkv7",),
+OWN_SETTINGS = {"retnet_decay": ("retnet",), "rwkv_decay": ("rwkv7", "rwkv6"),
+                "learning_rate": ("rwkv7",),
                 "bonus": ("rwkv6",), "householder_steps": ("deltaproduct",),
                 "level_ratio": ("log_linear",)}  # setting -> the rules that read it
 PART_TITLES = {  # erased, written, read-back
