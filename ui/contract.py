@@ -3,13 +3,14 @@
 ``ui.app.prerender`` returns ``contract()`` and build.py writes it into every page's lab-config
 (key ``"contract"``) beside the link contract (``ui.urlstate.link_contract``, key ``"link"``);
 the shell reads both (assets/js/config.js: ``roles()``, ``frameBindings()``, ``linkContract()``)
-and keeps no list of its own. Two parts:
+and keeps no list of its own. Three parts:
 
 - **Role classes**: ``css_classes`` (and one model name) a page puts on its Panel layouts and
   Bokeh models so the shell knows what they are: what the presenter view shows, fits and leaves
   out, what folds away, what prints, what is announced, which part ``?view=<name>`` shows.
 - **Frame bindings**: where the player (assets/js/player.js) finds a run's frames in the
   document and how it puts frame t into each model (``ui.page.Page`` writes them).
+- **Worker messages**: what the page and its Python worker (``ui.worker``) say to each other.
 
 A ``lab-*`` class a page uses that is not here is one the shell does not look for (lab.css may
 style it). tests/js/test_contract.py checks that the shell spells out none of these names, asks
@@ -44,6 +45,30 @@ FRAMES = {"source": "lab-frames", "t": "t", "bindings": "bindings", "stops": "st
           "data_prefix": "data.", "alt": "@alt", "indices": "indices", "text": "text"}
 
 
+# The messages between the page (assets/js/python.js) and its worker (assets/py-worker.js and
+# ui/worker.py): name -> (direction, what it carries). The shell passes the names to the worker
+# in "start", the one name both scripts know beforehand.
+WORKER_MESSAGES: dict[str, tuple[str, str]] = {
+    "start": ("to worker", "what to load: the runtime's address, the packages, the entry script"),
+    "page": ("to worker", "the page on screen: the link's query, its document's ids (when the live "
+             "page may adopt it), the settings it was built with, its t"),
+    "patch": ("both ways", "a Bokeh JSON patch; from the worker with the player's flags: prepare "
+              "(let go of the old run), refresh (show the new frames), seek (a t to show)"),
+    "call": ("to worker", "csv, query, apply (a page's own link to its settings) or run (Python code, "
+             "for diagnostics and the browser tests), with an id"),
+    "reply": ("to page", "the value (or error) of a call, by its id"),
+    "idle": ("to page", "the last patch is handled: the page may send the next"),
+    "progress": ("to page", "how far the start is: stage, bytes of runtime and packages, packages done"),
+    "failed": ("to page", "the start failed: kind (scripts, download, install, start), file, detail"),
+    "render": ("to page", "the live page: adopted (the document on screen is it) or its document "
+               "JSON to render; its settings' query and its notices"),
+    "notice": ("to page", "Python's notice for the user (plain text)"),
+    "settings": ("to page", "the settings' query, for the link"),
+    "log": ("to page", "a line for the console: level, text"),
+}
+
+
+
 def role(name: str) -> str:
     """The class of a role: ``role("controls")`` is "lab-controls"."""
     if name not in ROLES:
@@ -53,6 +78,7 @@ def role(name: str) -> str:
 
 def contract() -> dict:
     """What lab-config's ``contract`` holds (JSON): role -> class, the view prefix, the veil's
-    name and the frame bindings."""
+    name, the frame bindings and the worker messages' names."""
     return {"roles": {name: cls for name, (cls, _) in ROLES.items()}, "view_prefix": VIEW_PREFIX,
-            "veil": VEIL_NAME, "frames": dict(FRAMES)}
+            "veil": VEIL_NAME, "frames": dict(FRAMES),
+            "worker": {name: name for name in WORKER_MESSAGES}}

@@ -1,0 +1,125 @@
+"""Every private part of Panel and Bokeh that the Lab uses, in this one place.
+
+Checked against panel 1.9.4 and bokeh 3.9.2 (the versions the site ships; build.py refuses
+others). Each part says what it is for; if one is gone in a newer version, this module is
+the one to change, and the browser tests are the check.
+
+- ``panel.io.pyodide._model_json``'s two halves, done apart: a layout's Python document
+  (``make_document``) and its JSON for BokehJS (``document_json``). A page the browser already
+  shows (built ahead of time, adopted) needs no JSON: its models are marked as known to the
+  browser instead (``known_to_browser``: Bokeh's ``DocumentModelManager.flush_synced``, which
+  serialising does), saving a third of the live page's start (measured in Pyodide: 2.6 of 9.9 s).
+- ``panel.io.pyodide._process_document_events``: a list of document events as a JSON patch
+  and its binary buffers (Panel's ``pysync``).
+- ``panel.io.pyodide._convert_json_patch``: a patch arriving from JavaScript as one Python's
+  document applies, buffers included.
+- ``panel.io.pyodide._dict_converter``: JavaScript objects, not Maps, from Python dicts, with
+  ``undefined`` made ``null`` (Pyodide issue 3968).
+- ``panel.io.pyodide._link_docs_worker``: Panel's link of a document to a worker's messages;
+  its per-event ``pysync`` is swapped for the Lab's batched one (``link_document``).
+- ``bokeh.util.serialization._simple_id``: the counter behind Bokeh's model ids p1000, p1001,
+  … (``ui.app.fresh_ids``): the page built ahead of time and the live page count alike.
+- ``panel.util.HTML_SANITIZER._sanitize``: replaced in the browser (nh3 has no Pyodide build).
+"""
+
+from __future__ import annotations
+
+CHECKED_WITH = {"panel": "1.9.4", "bokeh": "3.9.2"}
+
+
+def prepare_pyodide() -> None:
+    """Before Panel is imported: Panel 1.9 targets Pyodide 0.29 and uses ``pyodide.ffi.jsnull``,
+    which 0.27 lacks; there a JS null already arrives as None, so a private sentinel stands in."""
+    import pyodide.ffi  # noqa: PLC0415
+
+    if not hasattr(pyodide.ffi, "jsnull"):
+        pyodide.ffi.jsnull = type("JsNull", (), {})()
+
+
+def set_next_id(value: int) -> None:
+    """The next Bokeh model made is p<value + 1>."""
+    import bokeh.util.serialization as serialization  # noqa: PLC0415
+
+    serialization._simple_id = value
+
+
+def replace_sanitizer(sanitize) -> None:
+    from panel.util import HTML_SANITIZER  # noqa: PLC0415
+
+    HTML_SANITIZER._sanitize = sanitize
+
+
+def make_document(layout):
+    """The layout's Python document, held (as ``panel.io.pyodide._model_json`` makes it)."""
+    from bokeh.document import Document  # noqa: PLC0415
+
+    doc = Document()
+    doc.hold()
+    layout.server_doc(doc=doc)
+    return doc
+
+
+def document_json(doc, target: str) -> str:
+    """The JSON BokehJS's ``embed_item`` renders into element ``target`` (the rest of
+    ``panel.io.pyodide._model_json``)."""
+    import json  # noqa: PLC0415
+
+    from bokeh.embed.util import standalone_docs_json_and_render_items  # noqa: PLC0415
+    from panel import __version__  # noqa: PLC0415
+
+    root = doc.roots[0]
+    docs_json, _ = standalone_docs_json_and_render_items([root], suppress_callback_warning=True)
+    return json.dumps({"target_id": target, "root_id": root.ref["id"], "doc": list(docs_json.values())[0],
+                       "version": __version__})
+
+
+def known_to_browser(doc) -> None:
+    """Every model of the document is one the browser has (what serialising it marks): a patch
+    refers to them by id instead of sending them whole."""
+    doc.models.flush_synced()
+
+
+def ids_of(pydoc) -> set[str]:
+    """Every model id of the document, its configuration's included (what the page on screen
+    holds, model for model, when it is this document)."""
+    return {m.id for m in pydoc.models} | {m.id for m in pydoc.config.references()}
+
+
+def dict_converter():
+    import panel.io.pyodide as pnpy  # noqa: PLC0415
+
+    return pnpy._dict_converter
+
+
+def patch_of(pydoc, events: list):
+    """(patch, buffers) as JavaScript values to post: the events' JSON patch and a Map of its
+    buffers (id -> ArrayBuffer)."""
+    import js  # noqa: PLC0415
+    import panel.io.pyodide as pnpy  # noqa: PLC0415
+    import pyodide.ffi  # noqa: PLC0415
+
+    patch, buffer_map = pnpy._process_document_events(pydoc, events)
+    patch = pyodide.ffi.to_js(patch, dict_converter=pnpy._dict_converter)
+    buffers = js.Map.new(js.Object.entries(pyodide.ffi.to_js(buffer_map, dict_converter=js.Object.fromEntries)))
+    return patch, buffers
+
+
+def convert_patch(patch):
+    import panel.io.pyodide as pnpy  # noqa: PLC0415
+
+    return pnpy._convert_json_patch(patch)
+
+
+def link_document(pydoc, sync) -> None:
+    """Link ``pydoc`` as Panel's worker mode does (unhold, document ready, on-load callbacks),
+    with ``sync(event)`` in place of Panel's per-event ``pysync``."""
+    import panel.io.pyodide as pnpy  # noqa: PLC0415
+
+    pnpy._link_docs_worker(pydoc, lambda *_: None, setter="js")
+    panel_sync = [cb for cb in pydoc.callbacks._change_callbacks
+                  if getattr(cb, "__name__", "") == "pysync"]
+    if len(panel_sync) != 1:
+        raise RuntimeError(f"panel {CHECKED_WITH['panel']}'s worker link changed: found "
+                           f"{len(panel_sync)} pysync callbacks, expected 1 (see ui/panel_private.py)")
+    pydoc.callbacks.remove_on_change(panel_sync[0])
+    pydoc.on_change(sync)
