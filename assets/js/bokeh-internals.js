@@ -8,8 +8,8 @@
 //   sitebuild/bokehjs.py): the MathJax loader emptied, a stylesheet written only when it
 //   changes, an overlay-only repaint that does not re-measure side panels, a held figure not
 //   laid out, no --bk-* CSS variable reads; each must match exactly once or the build stops.
-// - ui/app.py (Python, through Pyodide) calls Bokeh.embed.embed_item and the document's
-//   apply_json_patch, as Panel's own panel.io.pyodide does.
+// - ui/worker.py and ui/panel_private.py (Python, in the worker) make and read the JSON patches
+//   below with Panel's own functions, as Panel's worker mode does.
 // Nothing here runs on import.
 
 const bokeh = () => (typeof window !== "undefined" && window.Bokeh) || null;
@@ -126,3 +126,11 @@ export function wrapOnChange(jsdoc, wrap) {
   const onChange = jsdoc.on_change.bind(jsdoc);
   jsdoc.on_change = (callback, ...rest) => onChange(wrap(callback), ...rest);
 }
+
+// [3.9.2] doc.create_json_patch(events) and doc.apply_json_patch(patch, buffers): the document's
+// changes as Bokeh's JSON patch, and a patch applied (what Panel's worker mode posts both ways,
+// panel/_templates/pyodide_handler.js). Gains: the two documents, here and in the worker, stay
+// one. Fallback: none; without them no setting can reach Python (the page built ahead of time
+// keeps stepping).
+export const createPatch = (doc, events) => doc.create_json_patch(events);
+export const applyPatch = (doc, patch, buffers) => doc.apply_json_patch(patch, buffers);

@@ -14,10 +14,9 @@ export function useConfig(value) { config = value; }
 // The link contract, stated once in Python (ui/urlstate.py: SHELL_KEYS, link_contract).
 export const linkContract = () => pageConfig().link;
 
-// The role classes and frame bindings, stated once in Python (ui/contract.py).
+// The role classes, frame bindings and the worker's messages, stated once in Python (ui/contract.py).
 export function contract() {
-  const config = pageConfig();
-  const c = config.contract || (config.link && config.link.contract);  // link's: until the build passes "contract"
+  const c = pageConfig().contract;
   if (!c) throw new Error("lab-config has no contract: the build writes ui.contract.contract() (ui.app.prerender's \"contract\") into it");
   return c;
 }

@@ -36,7 +36,7 @@ export async function settled(doc) {
   return extent(doc);
 }
 export const overflows = ([bottom, right], box = { width: innerWidth, height: innerHeight }) =>
-  bottom > box.height + 1 || right > box.width + 1;
+  bottom > box.height || right > box.width;  // whole pixels (fitMeasure rounds up): a scrolled pixel scrolls
 
 // A figure's name that is the same in the page built ahead of time and the live one (their
 // models differ when Python could not adopt the document on screen): title and rank.

@@ -142,10 +142,11 @@ export function watchSettingsLinks() {
     if (!a) return;
     const wanted = new URLSearchParams(a.getAttribute("href").replace(/^[^?]*\?/, ""));
     event.preventDefault();
-    const notes = applySettings(wanted.toString());
-    if (notes !== null) {
-      if (notes) notice(String(notes));
-      player.reset();
+    if (state.live) {
+      applySettings(wanted.toString()).then((notes) => {
+        if (notes) notice(String(notes));
+        player.reset();
+      }).catch((err) => notice(`Those settings could not be applied (${err.message}).`));
       return;
     }
     const url = new URL(location.href);

@@ -7,6 +7,7 @@ const MB = (n) => (n / 1e6).toFixed(1);
 
 export function stage(name, label, figures, fraction) {
   state.stage = name;
+  if (!$("lab-stage")) return;  // the worker is quicker than the page's body: the next one shows
   $("lab-stage").textContent = label;
   $("lab-figures").textContent = figures || "";
   if (fraction !== undefined) $("lab-bar").style.width = `${Math.round(100 * Math.min(1, fraction))}%`;
@@ -18,6 +19,10 @@ export const waitingFor = () => state.ownSettings
 // Python could not start. With the page built ahead of time on screen, say what still works.
 export function fail(what, todo, detail) {
   if (state.failed) return;
+  if (!$("lab-error")) {  // before the page's body is there (early.js): once it is
+    document.addEventListener("DOMContentLoaded", () => fail(what, todo, detail), { once: true });
+    return;
+  }
   document.body.classList.remove("lab-loading");
   document.body.classList.add("lab-failed");
   $("lab-status").hidden = true;
@@ -52,68 +57,17 @@ export function fail(what, todo, detail) {
   state.failed = what;
 }
 
-export class LoadError extends Error {
-  constructor(message, detail) { super(message); this.detail = detail; }
-}
+// Bytes and finished wheels as they arrive, as the worker counts them (python.js: "progress").
+export const counted = { core: 0, wheels: 0, wheelFiles: 0 };
 
-// Bytes and finished wheels as they arrive (countDownloads).
-export const counted = { core: 0, wheels: 0, wheelFiles: 0, failed: null };
-
+// The runtime's download: with a snapshot, its two files are part of it (and no wheel is).
 export function progressRuntime() {
-  const total = pageConfig().sizes.core;
+  const snap = pageConfig().worker && pageConfig().worker.snapshot;
+  const total = pageConfig().sizes.core + (snap ? snap.heap_gzip_bytes + snap.bundle_gzip_bytes : 0);
   stage("runtime", `${waitingFor()}downloading the Python runtime`, `${MB(counted.core)} / ${MB(total)} MB`, 0.45 * counted.core / total);
 }
 export function progressPackages() {
   const sizes = pageConfig().sizes, n = sizes.count;
   stage("packages", `${waitingFor()}installing packages`, `${Math.min(counted.wheelFiles, n)} / ${n} · ${MB(counted.wheels)} / ${MB(sizes.wheels)} MB`,
     0.45 + 0.35 * counted.wheelFiles / n);
-}
-
-// Count bytes and finished wheels as they arrive, without changing what Pyodide receives.
-export function countDownloads() {
-  const realFetch = window.fetch.bind(window);
-  window.fetch = async function (input, init) {
-    const url = String(input instanceof Request ? input.url : input);
-    let response;
-    try {
-      response = await realFetch(input, init);
-    } catch (err) {  // a missing file under an integrity check rejects here, not with a 404
-      if (url.includes("/pyodide/") && !counted.failed) {
-        counted.failed = url.split("/").pop();
-        // Pyodide's loader does not always reject when its runtime cannot be fetched (it
-        // logs "wasm instantiation failed" and waits for ever): say so now.
-        if (/\.(wasm|asm\.js)$|python_stdlib\.zip$/.test(url)) {
-          setTimeout(() => fail(`Could not download ${counted.failed}.`,
-            "Check the connection and reload. If you are offline, open the page once while online so it can be kept for later.", String(err)), 0);
-        }
-      }
-      throw err;
-    }
-    const isWheel = /\.(whl|zip)$/.test(url) && url.includes("/pyodide/") && !url.endsWith("python_stdlib.zip");
-    if (!response.ok) {
-      if (url.includes("/pyodide/")) counted.failed = `${url.split("/").pop()} (HTTP ${response.status})`;
-      return response;
-    }
-    if (!response.body || !url.includes("/pyodide/")) return response;
-    const reader = response.body.getReader();
-    const stream = new ReadableStream({
-      async pull(controller) {
-        const { done, value } = await reader.read();
-        if (done) {
-          if (isWheel) {
-            counted.wheelFiles += 1;
-            progressPackages();
-          }
-          controller.close();
-          return;
-        }
-        if (isWheel) counted.wheels += value.byteLength;
-        else counted.core += value.byteLength;
-        if (state.stage === "runtime") progressRuntime();
-        controller.enqueue(value);
-      },
-      cancel(reason) { reader.cancel(reason); },
-    });
-    return new Response(stream, { status: response.status, statusText: response.statusText, headers: response.headers });
-  };
 }

@@ -1,97 +1,186 @@
-// Every call between the shell and Python, in one module, so the main-thread Pyodide can be
-// swapped for a worker client with the same interface.
+// Python, in a worker (assets/py-worker.js; its Python side is ui/worker.py). The page keeps
+// BokehJS, the player and the shell, and never waits for Python: the two Bokeh documents, one
+// here and one there, are linked by JSON patches. The messages are named once, in Python
+// (ui/contract.py: WORKER_MESSAGES, lab-config's contract.worker).
 //
 // The shell calls:
-//   start()               starts Python (Pyodide, the packages, the page's entry script) and
-//                         resolves once the page is live or has failed (progress.js: fail)
-//   csv() -> text | null  the current data as CSV (null: Python is not live)
-//   query() -> text|null  the settings' query
-//   applySettings(q)      applies a page's own settings link in place; the notes it made
-//                         (text), or null if Python is not live
-// Python calls (window.lab.shell, set before the entry script runs; ui/app.py):
-//   theme() -> "light" | "dark"
-//   notice(text)          Python's notice (the settings), beside the shell's own
-//   takeover(jsdoc, adopted)   the live page is rendered: it takes over (takeover.js)
-//   prerendered() -> doc | null   the document on screen, if Python may adopt it
-//   defaultSettings() -> query   the settings the page built ahead of time shows
-//   setSettings(query)    the settings changed: the link follows
-// and, for the frames, window.lab.player (player.js: ids, guard, refresh, prepare, seek, t).
-// Python hands back its own hooks as window.lab.py = {csv, query, apply}.
-import { linkContract, pageConfig } from "./config.js";
+//   start()               takes over the worker early.js started from the page's head (or
+//                         starts it), and listens to it
+//   describePage()        once the page built ahead of time is on screen: the worker makes the
+//                         live page (it adopts the one on screen when the link has no settings
+//                         of its own)
+//   csv(), query(), applySettings(q), run(code)   promises of Python's answer (null before live)
+// A change made while the worker computes waits, and only the latest value of each setting is
+// kept: the next run starts from what the user set last, never from a queue of stale ones.
+import { applyPatch, createPatch } from "./bokeh-internals.js";
+import { showComputing, hideComputing } from "./computing.js";
+import { $, contract, pageConfig } from "./config.js";
 import { notice, writeUrl } from "./link.js";
 import { player } from "./player.js";
-import { counted, fail, LoadError, progressPackages, progressRuntime, stage, waitingFor } from "./progress.js";
+import { counted, fail, progressPackages, progressRuntime, stage, waitingFor } from "./progress.js";
 import { state, timings } from "./state.js";
 import { takeover } from "./takeover.js";
+import { listen, startWorker } from "./worker-start.js";
 
-const py = () => (typeof window !== "undefined" && window.lab && window.lab.py) || null;
-export const csv = () => (py() ? py().csv() : null);
-export const query = () => (py() ? py().query() : null);
-export const applySettings = (q) => (py() && py().apply ? py().apply(q) : null);
+let worker = null;
+let live = null;  // the linked BokehJS document
+let busy = false;  // the worker is handling a change
+let waiting = [];  // changes made meanwhile (the latest per model and property)
+let patching = 0;  // applying the worker's patch: nothing of it goes back
+let pageSent = false;
+let inbox = Promise.resolve();  // messages handled one at a time, in order
+const replies = new Map();
+let calls = 0;
+const names = () => contract().worker;
+const post = (type, fields = {}) => worker.postMessage({ type, ...fields });
 
-// The hooks Python calls (window.lab.shell).
-export const shellHooks = {
-  theme: () => document.documentElement.dataset.theme,
-  notice: (text) => notice(text),
-  takeover: (jsdoc, adopted) => takeover(jsdoc, adopted),
-  // The document on screen, if Python may take it over (the link asked for no settings of
-  // its own), and the settings it was built with.
-  prerendered: () => (state.prerendered && !state.ownSettings ? player.doc : null),
-  defaultSettings: () => linkContract().defaults,
-  setSettings: (q) => { state.settingsQuery = String(q); writeUrl(); },
-};
+function call(name, argument = "") {
+  if (!live) return Promise.resolve(null);
+  const id = ++calls;
+  post(names().call, { id, name, argument });
+  return new Promise((resolve, reject) => replies.set(id, { resolve, reject }));
+}
+export const csv = () => call("csv");
+export const query = () => call("query");
+export const applySettings = (q) => call("apply", q);
+export const run = (code) => call("run", code);
 
-const scriptsMissing = () => fail("A part of the site did not load.",
-  "A script is missing or was blocked (pyodide.js, BokehJS or Panel). Reload; if it persists the site copy is incomplete: rebuild it with `make build`.");
+// ---- the page's changes, to the worker ------------------------------------------------------
+// The changes waiting for the worker, with `event` added: a value supersedes the one of the
+// same model and property waiting before it; everything else keeps its order.
+export function coalesce(pending, event) {
+  const kept = event.kind !== "ModelChanged" ? pending
+    : pending.filter((e) => !(e.kind === "ModelChanged" && e.model === event.model && e.attr === event.attr));
+  return [...kept, event];
+}
+function sendChange(event) {
+  if (patching > 0) return;
+  showComputing(event.model);
+  if (busy) {
+    waiting = coalesce(waiting, event);
+    return;
+  }
+  busy = true;
+  post(names().patch, { patch: createPatch(live, [event]) });
+}
+function idle() {
+  if (waiting.length) {
+    const events = waiting;
+    waiting = [];
+    post(names().patch, { patch: createPatch(live, events) });
+    return;
+  }
+  busy = false;
+  hideComputing();
+}
 
-export async function start() {
-  if (location.protocol === "file:") return;  // boot-early.js says what to do (no module runs from a file in most browsers)
-  if (typeof WebAssembly !== "object") {
-    return fail("This browser cannot run WebAssembly.",
+// ---- the worker's, to the page -----------------------------------------------------------------
+// A new run arrives as one message: the player lets go of the old run, the patch goes in, the
+// player shows the new frames, all in one task (one frame).
+function patched(message) {
+  if (message.prepare) player.prepare();
+  patching += 1;
+  try { applyPatch(live, message.patch, message.buffers); } finally { patching -= 1; }
+  if (message.refresh) player.refresh();
+  if (message.seek !== undefined && message.seek !== null) {  // "Show it on the plots"
+    player.seek(message.seek);
+    $("lab-app").scrollIntoView({ behavior: "smooth", block: "start" });
+  }
+}
+async function rendered(message) {
+  const jsdoc = message.adopted ? player.doc : await renderLive(message.doc);
+  live = jsdoc;
+  timings.python = message.timings;  // ms per step of making the live page, in the worker
+  player.guard(jsdoc);
+  jsdoc.on_change(sendChange, false);
+  state.settingsQuery = String(message.query);
+  takeover(jsdoc, message.adopted);
+  notice(message.notice || "");
+}
+async function renderLive(docJson) {
+  const views = await window.Bokeh.embed.embed_item(JSON.parse(docJson));
+  return views.roots[0].model.document;
+}
+function progressed(message) {
+  Object.assign(counted, { core: message.core, wheels: message.wheels, wheelFiles: message.wheelFiles });
+  if (message.stage === "runtime") return progressRuntime();
+  if (message.stage === "packages") {
+    if (message.pyodide) timings.pyodide = performance.now();
+    return progressPackages();
+  }
+  timings.packages = performance.now();  // Python is up: restored, or started and installed
+  if (message.snapshot) timings.pyodide = timings.packages;
+  timings.snapshot = Boolean(message.snapshot);
+  timings.worker = Object.fromEntries(Object.entries(message.marks || {}).map(([k, v]) => [k, v - performance.timeOrigin]));
+  stage("start", `${waitingFor()}starting the simulator`, "", 0.85);
+}
+const AGAIN = "Reload the page. If it keeps failing, the site copy is incomplete: rebuild it (`make build`) or ask whoever hosts it.";
+function failed(message) {
+  if (message.kind === "snapshot") {  // a new worker, which starts the normal way
+    console.warn(`Python's snapshot could not be restored (${message.detail}): starting the normal way.`);
+    worker.terminate();
+    inbox = Promise.resolve();
+    start(false);
+    if (pageSent) describePage();
+    return;
+  }
+  if (message.kind === "scripts") {
+    return fail("A part of the site did not load.",
+      "A script is missing or was blocked (pyodide.js). Reload; if it persists the site copy is incomplete: rebuild it with `make build`.", message.detail);
+  }
+  if (message.kind === "download") {
+    return fail(message.file ? `Could not download ${message.file}.` : "A file of the site could not be downloaded.",
+      "Check the connection and reload. If you are offline, open the page once while online so it can be kept for later.", message.detail);
+  }
+  if (message.kind === "install") return fail("A package failed to install.", AGAIN, message.detail);
+  return fail("The simulator could not start.", "Reload the page. If it happens again, please report it with the details below.", message.detail);
+}
+function replied(message) {
+  const r = replies.get(message.id);
+  replies.delete(message.id);
+  if (r) (message.error ? r.reject(new Error(message.error)) : r.resolve(message.value));
+}
+function handlers() {
+  const n = names();
+  return {
+    [n.progress]: progressed, [n.failed]: failed, [n.render]: rendered, [n.patch]: patched, [n.idle]: idle,
+    [n.reply]: replied, [n.notice]: (m) => notice(m.text),
+    [n.settings]: (m) => { state.settingsQuery = String(m.query); writeUrl(); },
+    [n.log]: (m) => (console[m.level] || console.log)(m.text),
+  };
+}
+
+// ---- start ---------------------------------------------------------------------------------------
+export function start(fromSnapshot = true) {
+  if (location.protocol === "file:") return;  // boot-early.js says what to do
+  if (typeof WebAssembly !== "object" || typeof Worker !== "function") {
+    return fail("This browser cannot run WebAssembly in a worker.",
       "Use a current Chrome, Edge, Firefox or Safari, and check that WebAssembly is not switched off by a policy or an extension.");
   }
-  if (typeof window.loadPyodide !== "function") return scriptsMissing();
-  const config = pageConfig();
-  const base = new URL(".", location.href);
-  const at = (path) => new URL(path, base).href;
+  if (worker && fromSnapshot) return;
   try {
-    progressRuntime();
-    const pyodide = await window.loadPyodide({
-      indexURL: at("pyodide/"),
-      env: { PANEL_CDN_ROOT: at("static/panel/"), BOKEH_RESOURCES: "cdn", HOME: "/home/pyodide" },
-      stdout: () => {},
-      stderr: (line) => console.debug(line),
-    });
-    timings.pyodide = performance.now();
-    progressPackages();
-    const errors = [];
-    await pyodide.loadPackage(config.packages, {
-      messageCallback: () => {},
-      errorCallback: (msg) => errors.push(msg),
-      checkIntegrity: true,
-    });
-    if (errors.length || counted.failed) {
-      throw new LoadError(counted.failed ? `Could not download ${counted.failed}.` : "A package failed to install.", errors.join("\n"));
-    }
-    timings.packages = performance.now();
-    if (!window.Bokeh) return scriptsMissing();
-    stage("start", `${waitingFor()}starting the simulator`, "", 0.85);
-    window.lab.shell = shellHooks;
-    window.lab.pyodide = pyodide;  // for the tests (test_site.py runs Python in the page)
-    await pyodide.runPythonAsync(`
-import pyodide.ffi
-if not hasattr(pyodide.ffi, "jsnull"):
-    # Panel 1.9 targets Pyodide 0.29; in 0.27 a JS null already arrives as None.
-    pyodide.ffi.jsnull = type("JsNull", (), {})()
-`);
-    await pyodide.runPythonAsync(config.code + "\nimport ui.app\nawait ui.app.READY\n");
+    worker = startWorker(fromSnapshot);  // early.js may have made it already
   } catch (err) {
-    if (err instanceof LoadError) return fail(err.message, "Reload the page. If it keeps failing, the site copy is incomplete: rebuild it (`make build`) or ask whoever hosts it.", err.detail);
-    const text = String(err && err.message || err);
-    if (/Failed to fetch|NetworkError|Load failed|404/.test(text) || counted.failed) {
-      return fail(counted.failed ? `Could not download ${counted.failed}.` : "A file of the site could not be downloaded.",
-        "Check the connection and reload. If you are offline, open the page once while online so it can be kept for later.", text);
-    }
-    return fail("The simulator could not start.", "Reload the page. If it happens again, please report it with the details below.", text);
+    return fail("The simulator could not start.", "Reload the page. If it happens again, please report it with the details below.", String(err));
   }
+  const table = handlers();
+  progressRuntime();
+  listen((event) => {
+    const handler = table[event.data.type];
+    inbox = inbox.then(() => handler && handler(event.data)).catch((err) => console.error("worker message:", err));
+  });
+  worker.onerror = (event) => fail("The simulator could not start.",
+    "Reload the page. If it happens again, please report it with the details below.", String(event.message || event));
+}
+
+// What the worker makes the live page from: the link's query, and the ids of the document on
+// screen if the live page may adopt it (the link asked for no settings of its own).
+export function pageInfo(search = location.search) {
+  const doc = state.prerendered && !state.ownSettings ? player.doc : null;
+  return { search, ids: doc ? player.ids(doc) : null, defaults: pageConfig().link.defaults, t: player.t };
+}
+export function describePage() {
+  if (!worker) return;
+  pageSent = true;
+  post(names().page, { page: pageInfo() });
 }

@@ -7,8 +7,8 @@ import { writeUrl } from "./link.js";
 import { csv } from "./python.js";
 import { state } from "./state.js";
 
-export function downloadCsv() {
-  const live = csv();  // null until Python is live
+export async function downloadCsv() {
+  const live = state.live ? await csv() : null;  // Python's, once live
   const text = live !== null ? live : (!state.ownSettings ? pageConfig().prerender.csv : null);
   if (text == null) return;
   const blob = new Blob([text], { type: "text/csv" });

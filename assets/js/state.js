@@ -49,7 +49,9 @@ export const state = {
 
 // Start-up timings (ms from navigation start), written by the module that reaches each
 // moment, read by bench/boot.py and the tests: start, scripts, decoded, fonts, font, built,
-// firstPlot, joined, pyodide, packages, live, fit.
+// firstPlot, joined, pyodide, packages, live, fit; snapshot (Python was restored from it),
+// worker (when the worker reached each step of its start, on this page's clock), python (ms per
+// step of making the live page in the worker).
 export const timings = {};
 
 // A read-only view of state (window.lab.state): assigning to it throws; wide is shown as a

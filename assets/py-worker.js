@@ -1,0 +1,225 @@
+// The page's Python, off the page's own thread: Pyodide, numpy, Bokeh, Panel, sim and ui run
+// here; the page keeps BokehJS, the player and the shell, and never waits for Python.
+// The messages both ways are named once, in Python (ui/contract.py: WORKER_MESSAGES), and
+// arrive here in the start message; the Python side of the link is ui/worker.py.
+//
+// Start-up: the page sends "start" (what to load, the message names), this worker downloads
+// and starts Pyodide and the packages (saying how far it is with "progress"), then waits for
+// "page" (the link's query, the document on screen's ids and t, sent once the page built
+// ahead of time is on screen) and runs the page's entry script, which posts "render". The
+// snapshot's downloads start at once; Pyodide's compile and start wait for "page".
+// Then: "patch" in (a setting changed on the page) -> one "patch" out with the new run,
+// then "idle"; "call" in (csv, query, apply) -> "reply".
+"use strict";
+
+let names = null;  // the message names: WORKER_MESSAGES
+let py = null;  // ui.worker, once the page is live
+let pageInfo = null;
+let gotPage = null;
+const pagePromise = new Promise((resolve) => { gotPage = resolve; });
+const early = [];  // messages that came before Python was ready for them
+
+function post(type, fields = {}) { self.postMessage({ type, ...fields }); }
+// When each step of the start was reached (ms since the epoch, so the page can put them on its
+// own clock): sent with the "start" progress, read by bench/boot.py --breakdown.
+const marks = {};
+const mark = (name) => { marks[name] = performance.timeOrigin + performance.now(); };
+mark("worker");
+
+// ---- how far the download is -----------------------------------------------------------------
+// Count bytes and finished packages as they arrive, without changing what Pyodide receives;
+// "progress" at most every 100 ms (and at each finished package).
+const counted = { core: 0, wheels: 0, wheelFiles: 0, failed: null, stage: "runtime" };
+let lastProgress = 0;
+function progress(force) {
+  const now = performance.now();
+  if (!force && now - lastProgress < 100) return;
+  lastProgress = now;
+  post(names.progress, { stage: counted.stage, core: counted.core, wheels: counted.wheels, wheelFiles: counted.wheelFiles });
+}
+const realFetch = self.fetch.bind(self);
+self.fetch = async function (input, init) {
+  const url = String(input instanceof Request ? input.url : input);
+  let response;
+  try {
+    response = await realFetch(input, init);
+  } catch (err) {  // a missing file under an integrity check rejects here, not with a 404
+    if (url.includes("/pyodide/") && !counted.failed) counted.failed = url.split("/").pop();
+    // Pyodide's loader does not always reject when its runtime cannot be fetched (it logs
+    // "wasm instantiation failed" and waits for ever): say so now.
+    if (/\.(wasm|asm\.js)$|python_stdlib\.zip$/.test(url)) failed("download", String(err));
+    throw err;
+  }
+  if (!response.ok) {
+    if (url.includes("/pyodide/") && !counted.failed) counted.failed = `${url.split("/").pop()} (HTTP ${response.status})`;
+    return response;
+  }
+  if (!response.body || !url.includes("/pyodide/")) return response;
+  const isWheel = /\.(whl|zip)$/.test(url) && !url.endsWith("python_stdlib.zip");
+  const reader = response.body.getReader();
+  const stream = new ReadableStream({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) {
+        if (isWheel) { counted.wheelFiles += 1; progress(true); }
+        controller.close();
+        return;
+      }
+      if (isWheel) counted.wheels += value.byteLength;
+      else counted.core += value.byteLength;
+      progress(false);
+      controller.enqueue(value);
+    },
+    cancel(reason) { reader.cancel(reason); },
+  });
+  return new Response(stream, { status: response.status, statusText: response.statusText, headers: response.headers });
+};
+
+let hasFailed = false;
+function failed(kind, detail) {
+  if (hasFailed) return;
+  hasFailed = true;
+  post(names.failed, { kind, file: counted.failed, detail: String(detail || "").slice(-3000) });
+}
+
+// ---- start -----------------------------------------------------------------------------------
+// From the memory snapshot where the site has one (the build made it: Python with numpy,
+// Bokeh, Panel, sim and ui imported), the normal way otherwise, or if it cannot be restored.
+async function start(config) {
+  try {
+    importScripts(config.pyodideScript, config.snapshotScript);
+  } catch (err) {
+    return failed("scripts", err);
+  }
+  let pyodide = null;
+  try {
+    if (config.snapshot) {
+      try {
+        pyodide = await restore(config);
+      } catch (err) {  // the page starts a new worker, which starts the normal way
+        return failed("snapshot", err && err.message || err);
+      }
+    } else {
+      await pagePromise;  // after the page's first plot, as above
+      pyodide = await startNormally(config);
+      if (pyodide === null) return;
+    }
+    counted.stage = "start";
+    mark("python");
+    post(names.progress, { stage: "start", core: counted.core, wheels: counted.wheels, wheelFiles: counted.wheelFiles,
+      snapshot: Boolean(config.snapshot), marks });
+    pyodide.registerJsModule("lab_host", { start: pageInfo, post: (message) => self.postMessage(message) });
+    await pyodide.runPythonAsync(config.code + "\nimport ui.app\nawait ui.app.READY\n");
+    py = pyodide.pyimport("ui.worker");
+  } catch (err) {
+    const text = String(err && err.message || err);
+    return failed(/Failed to fetch|NetworkError|Load failed|404/.test(text) || counted.failed ? "download" : "start", text);
+  }
+  for (const message of early.splice(0)) handle(message);
+}
+
+async function restore(config) {
+  const snap = config.snapshot;
+  const heap = new Uint8Array(snap.heap_bytes);  // Pyodide sizes the memory by it at once
+  const heapDone = gunzipInto(config.base + snap.heap, heap).then((h) => { mark("heap"); return h; });
+  const bundle = gunzipInto(config.base + snap.bundle, new Uint8Array(snap.bundle_bytes)).then((b) => { mark("bundle"); return b; });
+  // Either file missing or broken fails the start at once, not once Pyodide reads it.
+  const broken = Promise.all([heapDone, bundle]).then(() => new Promise(() => {}));
+  // The downloads go on meanwhile; Pyodide's compile and start wait until the page built ahead
+  // of time is on screen ("page"): on two cores they would share one with its first plot.
+  await Promise.race([broken, pagePromise]);
+  const info = {};
+  labSnapshot.wrapCreate(() => labSnapshot.preRun(() => bundle, snap.table_base, () => heapDone, info));
+  const pyodide = await Promise.race([broken, loadPyodide({
+    indexURL: config.indexURL, env: config.env, _loadSnapshot: heap,
+    jsglobals: labSnapshot.plainGlobals(), _snapshotDeserializer: labSnapshot.deserialize,
+    stdout: () => {}, stderr: (line) => console.debug(line),
+  })]);
+  if (info.error) throw info.error;
+  mark("restored");
+  pyodide.runPython("import numpy, sim, ui.worker");  // restored, and whole
+  return pyodide;
+}
+
+// The gzip file at url, decompressed into `into` as it arrives (the whole of it, or an error:
+// a short, long or corrupt file fails gzip's own length and CRC checks, or this one). A host
+// that sends it with "Content-Encoding: gzip" has the browser unzip it: then it is taken as is.
+async function gunzipInto(url, into) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url.split("/").pop()}: HTTP ${response.status}`);
+  const raw = response.body.getReader();
+  const first = await raw.read();
+  const zipped = !first.done && first.value[0] === 0x1f && first.value[1] === 0x8b;
+  const body = new ReadableStream({
+    start(c) { if (!first.done) c.enqueue(first.value); },
+    async pull(c) { const { done, value } = await raw.read(); if (done) c.close(); else c.enqueue(value); },
+  });
+  const reader = (zipped ? body.pipeThrough(new DecompressionStream("gzip")) : body).getReader();
+  let at = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (at + value.length > into.length) throw new Error(`${url.split("/").pop()}: longer than ${into.length} bytes`);
+    into.set(value, at);
+    at += value.length;
+  }
+  if (at !== into.length) throw new Error(`${url.split("/").pop()}: ${at} of ${into.length} bytes`);
+  return into;
+}
+
+async function startNormally(config) {
+  counted.stage = "runtime";
+  const pyodide = await loadPyodide({
+    indexURL: config.indexURL,
+    env: config.env,
+    stdout: () => {},
+    stderr: (line) => console.debug(line),
+  });
+  counted.stage = "packages";
+  mark("runtime");
+  post(names.progress, { stage: "packages", core: counted.core, wheels: 0, wheelFiles: 0, pyodide: true });
+  const errors = [];
+  await pyodide.loadPackage(config.packages, {
+    messageCallback: () => {},
+    errorCallback: (msg) => errors.push(msg),
+    checkIntegrity: true,
+  });
+  if (errors.length || counted.failed) {
+    failed(counted.failed ? "download" : "install", errors.join("\n"));
+    return null;
+  }
+  await pyodide.runPythonAsync("import ui.panel_private\nui.panel_private.prepare_pyodide()\n");
+  return pyodide;
+}
+
+// ---- the page's messages ---------------------------------------------------------------------
+function handle(message) {
+  if (message.type === names.patch) {
+    try {
+      py.receive(message.patch);
+    } catch (err) {  // ui.worker says idle itself; this is Python failing outside a page callback
+      post(names.log, { level: "error", text: String(err && err.message || err) });
+      post(names.idle);
+    }
+  } else if (message.type === names.call) {
+    let value = null;
+    let error = null;
+    try { value = py.call(message.name, message.argument || ""); } catch (err) { error = String(err && err.message || err); }
+    post(names.reply, { id: message.id, value, error });
+  }
+}
+
+self.onmessage = (event) => {
+  const message = event.data;
+  if (message.type === "start") {  // the one name fixed here: it brings the others
+    names = message.names;
+    start(message.config);
+  } else if (message.type === names.page) {
+    pageInfo = message.page;
+    gotPage();
+  } else if (py === null) {
+    early.push(message);
+  } else {
+    handle(message);
+  }
+};
