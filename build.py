@@ -20,7 +20,18 @@ import time
 from pathlib import Path
 
 import sitebuild
-from sitebuild import buildinfo, bytecode, offline, pages, pins, policy, runtime, static, wheels
+from sitebuild import (
+    buildinfo,
+    bytecode,
+    offline,
+    pages,
+    pins,
+    policy,
+    runtime,
+    snapshot,
+    static,
+    wheels,
+)
 from sitebuild.policy import content_security_policy  # noqa: F401 (serve.py, tests/e2e)
 
 
@@ -46,13 +57,15 @@ def main() -> None:
     static.copy_static(out, static.fetch_katex())
     fonts = static.write_ui_font(out, static.fetch_ui_font())
 
-    build_id = buildinfo.compute_build_id(out)                       # names the pages and the cache
     packages = pins.PINS["browser_stack"]["packages"]
+    saved = snapshot.make_snapshot(out, lock, packages)              # Python's memory after the imports
+
+    build_id = buildinfo.compute_build_id(out)                       # names the pages and the cache
     sizes = pages.download_sizes(out, lock, packages)
-    written = pages.render_pages(out, packages, sizes, build_id, args.allow_missing, args.only)
+    written = pages.render_pages(out, packages, sizes, build_id, args.allow_missing, args.only, saved)
     policy.add_content_security_policy(out)
     offline.write_service_worker(out, build_id)                      # lists every file: after the others
-    buildinfo.write_build_info(out, lock, official, shipped, sources, written, build_id, how, fonts)
+    buildinfo.write_build_info(out, lock, official, shipped, sources, written, build_id, how, fonts, saved)
     buildinfo.check_site(out)
 
     files = [p for p in out.rglob("*") if p.is_file()]

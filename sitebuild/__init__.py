@@ -5,6 +5,8 @@
     wheels    Pyodide's official wheels, the pure ones, the ones built from sdists, Bokeh and
               Panel without their JavaScript, the project's own (sim, ui), and the lock
     bytecode  the shipped Pyodide, run by Node.js, compiles the wheels and the stdlib to .pyc
+    snapshot  the shipped Pyodide, run by Node.js, imports numpy, Bokeh, Panel, sim and ui and
+              saves its memory, which each page's worker restores instead of starting anew
     static    BokehJS (patched: bokehjs.py), Panel's JS/CSS, KaTeX, the shell's assets, the UI font
     pages     each page's default run rendered in CPython and written into the shell; the index
     policy    the Content-Security-Policy, into every page

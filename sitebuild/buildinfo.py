@@ -21,11 +21,21 @@ from sitebuild.static import assert_font_covers_pages
 def compute_build_id(out: Path) -> str:
     """12 hex digits that change with anything a page or the service worker is made from: every
     file already in `out` (runtime, wheels, static files), the entry scripts and assets, the
-    policy. The pages and the offline cache are named by it."""
+    policy. The pages and the offline cache are named by it.
+
+    Python's memory snapshot is left out: it is made from the files above and sitebuild/'s
+    snapshot step (both counted), and two snapshots of the same sources differ in a few hundred
+    bytes of the heap (measured: 960 of 75 MB), which would name every build anew."""
+    from sitebuild.snapshot import HEAP  # noqa: PLC0415
+
     digest = hashlib.sha256()
-    for path in sorted(out.rglob("*")):
-        if path.is_file():
+    for path in [*sorted(out.rglob("*")), ROOT / "sitebuild" / "snapshot.py", ROOT / "sitebuild" / "snapshot.js"]:
+        if path.name == HEAP:
+            continue
+        if path.is_file() and path.is_relative_to(out):
             digest.update(path.relative_to(out).as_posix().encode() + sha256(path).encode())
+        elif path.is_file():
+            digest.update(sha256(path).encode())
     for path in sorted([*(ROOT / "site").glob("*.py"), *(ROOT / "assets").rglob("*")]):
         if path.is_file():
             digest.update(sha256(path).encode())
@@ -34,7 +44,7 @@ def compute_build_id(out: Path) -> str:
 
 
 def write_build_info(out: Path, lock, official, others, sources, pages, build_id, bytecode,
-                     fonts: dict[str, dict]) -> None:
+                     fonts: dict[str, dict], snapshot: dict | None = None) -> None:
     pure = PINS["pure_wheels"]
     shipped = []
     for name, entry in lock["packages"].items():
@@ -59,7 +69,7 @@ def write_build_info(out: Path, lock, official, others, sources, pages, build_id
                                        f"static/katex (npm katex@{PINS['katex']['version']})",
                                        f"static/fonts (npm @fontsource/dejavu-sans@{PINS['ui_font']['version']},"
                                        " cut to the pages' characters)"],
-            "fonts": fonts}
+            "fonts": fonts, "snapshot": snapshot}
     (out / "build-info.json").write_text(json.dumps(info, indent=1))
 
 

@@ -31,11 +31,14 @@ def download_sizes(out: Path, lock: dict, packages: list[str]) -> dict[str, int]
 
 
 def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id: str,
-                 allow_missing: bool = False, only: list[str] | None = None) -> list[str]:
+                 allow_missing: bool = False, only: list[str] | None = None,
+                 snapshot: dict | None = None) -> list[str]:
     """One HTML page per entry of ui.pages.PAGES (or of `only`) and the index, into `out`; each
-    page's config names the packages to load, their `sizes` and the build. Returns the files."""
+    page's config names the packages to load, their `sizes`, the build and the worker (its
+    messages and the memory snapshot it starts from). Returns the files."""
     sys.path.insert(0, str(ROOT))
     from ui.pages import PAGES  # noqa: PLC0415
+    from ui.worker import worker_contract  # noqa: PLC0415
 
     shell = (ROOT / "assets" / "shell.html").read_text()
     nav = [(p.slug, p.short) for p in PAGES]
@@ -57,6 +60,8 @@ def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id
         config = {"page": page.slug, "title": page.title, "packages": packages, "sizes": sizes,
                   "build": build_id, "code": entry.read_text(),
                   "link": ahead["link"],  # the link contract, stated in ui/urlstate.py
+                  "contract": ahead["contract"],  # role classes, frames, worker messages: ui/contract.py
+                  "worker": worker_contract(snapshot),  # Python's environment and memory snapshot
                   "prerender": {k: ahead[k] for k in ("csv", "t_max")}}
         body = shell
         for key, value in {

@@ -25,8 +25,8 @@ CSP = (
     ("img-src", "'self' data:", "the site's images; BokehJS and Panel's toolbar icons are data: URLs in their CSS"),
     ("font-src", "'self'", "the UI font and KaTeX's fonts, shipped with the site"),
     ("connect-src", "'self'", "Pyodide fetches its runtime and the wheels from the site, nothing else"),
-    ("worker-src", "'self'", "the service worker that keeps the site for offline use; a page worker would be "
-     "a file of the site too (add blob: only if one is ever made from a blob)"),
+    ("worker-src", "'self'", "the page's Python worker (assets/py-worker.js) and the service worker that keeps "
+     "the site for offline use, both files of the site"),
     ("object-src", "'none'", "no plugins"),
     ("base-uri", "'none'", "no <base> element may re-point the pages' relative URLs"),
     ("form-action", "'none'", "the pages' only forms close dialogs (method=dialog) and submit nowhere"),

@@ -1,0 +1,41 @@
+// Makes Python's memory snapshot for the site (run by the build, in Node 18+):
+//   node sitebuild/snapshot.js <site>/pyodide/ <bundle> <snapshot out> <table margin> <python code>
+// (sitebuild/snapshot.py runs it.) Starts the Pyodide the site ships from the package bundle (assets/py-snapshot.js: the same
+// start-up order the worker restores in), runs the code (the imports), and writes the heap.
+// Prints one JSON line: the table's length in Node, the padded base, the snapshot's size.
+"use strict";
+const fs = require("fs");
+const path = require("path");
+
+const [indexURL, bundlePath, outPath, margin, code] = process.argv.slice(2);
+const snap = require(path.join(__dirname, "..", "assets", "py-snapshot.js"));
+const info = {};
+const bundle = fs.readFileSync(bundlePath);
+snap.wrapCreate(() => snap.preRun(async () => new Uint8Array(bundle.buffer, bundle.byteOffset, bundle.length),
+  (length) => length + Number(margin), async () => {}, info));
+const { loadPyodide } = require(path.join(indexURL, "pyodide.js"));
+
+(async () => {
+  const started = Date.now();
+  const pyodide = await loadPyodide({
+    indexURL: indexURL.replace(/\/?$/, "/"),
+    _makeSnapshot: true,
+    // What the worker's scope has and Node's lacks, that Python takes hold of while importing
+    // (pyodide_http); the real one is in its place when the snapshot is restored.
+    jsglobals: snap.plainGlobals({ XMLHttpRequest: class XMLHttpRequest {} }),
+    // A fixed string-hash seed, and fixed random seeds after the imports (sitebuild/snapshot.py):
+    // the same sources make the same snapshot, so the build id stays; each visit reseeds.
+    env: { ...JSON.parse(process.env.LAB_SNAPSHOT_ENV || "{}"), PYTHONHASHSEED: "0" },
+    stdout: () => {},
+    stderr: (line) => process.stderr.write(line + "\n"),
+  });
+  if (info.error) throw info.error;  // the bundle or numpy's modules did not load
+  await pyodide.runPythonAsync(code);
+  for (const name of Object.keys(pyodide.loadedPackages)) delete pyodide.loadedPackages[name];
+  const heap = pyodide.makeMemorySnapshot({ serializer: snap.serialize });
+  fs.writeFileSync(outPath, heap);
+  console.log(JSON.stringify({ table: info.table, tableBase: info.tableBase, bytes: heap.length, seconds: (Date.now() - started) / 1000 }));
+})().catch((err) => {
+  console.error(String(err && err.stack || err));
+  process.exit(1);
+});
