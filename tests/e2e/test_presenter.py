@@ -249,8 +249,11 @@ def test_csv_download(context, server):
     assert visit.problems() == []
 
 
-def test_progress_stages_appear_during_start_up(context, server):
+@pytest.mark.parametrize("start", ["snapshot", "normal"])
+def test_progress_stages_appear_during_start_up(context, server, start):
     page = context.new_page()
+    if start == "normal":  # no snapshot: Pyodide starts anew and installs the packages
+        page.route("**/pyodide/lab-snapshot.bin.gz", lambda route: route.fulfill(status=404, body="none"))
     page.add_init_script("""
       window.labStages = [];
       document.addEventListener('DOMContentLoaded', () => {
@@ -265,10 +268,12 @@ def test_progress_stages_appear_during_start_up(context, server):
     wait_live(page)
     stages = page.evaluate("window.labStages")
     assert any(re.search(r"downloading the Python runtime \d+\.\d / \d+\.\d MB", s) for s in stages), stages[:5]
-    assert any(re.search(r"installing packages \d+ / \d+", s) for s in stages), stages
+    installing = any(re.search(r"installing packages \d+ / \d+", s) for s in stages)
+    assert installing == (start == "normal"), stages  # a snapshot holds the packages installed
     assert any("starting the simulator" in s for s in stages)
+    assert page.evaluate("window.lab.timings.snapshot") == (start == "snapshot")
     assert not page.locator("#lab-status").is_visible()
-    assert visit.problems() == []
+    assert [p for p in visit.problems() if "lab-snapshot" not in p] == []
 
 
 def test_a_broken_build_says_what_went_wrong(context, tmp_path):
@@ -276,6 +281,7 @@ def test_a_broken_build_says_what_went_wrong(context, tmp_path):
     shutil.copytree(SITE, broken)
     wheel = next((broken / "pyodide").glob("param-*.whl"))
     wheel.unlink()
+    (broken / "pyodide" / "lab-snapshot.bin.gz").unlink()  # else Python starts from it, wheels unused
     server = Server(broken)
     try:
         page = context.new_page()

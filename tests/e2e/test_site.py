@@ -140,7 +140,7 @@ def test_a_link_with_its_own_settings_waits_and_keeps_t(context, server):
 def test_python_in_the_browser_is_the_pinned_one_and_computes_what_cpython_does(context, server):
     visit = open_page(context, f"{server.url}{PAGE_SLUGS[0]}.html")
     versions = visit.page.evaluate(
-        "window.lab.pyodide.runPython('import sys, numpy, panel, bokeh; "
+        "window.lab.py.run('import sys, numpy, panel, bokeh; "
         "\",\".join([sys.version.split()[0], numpy.__version__, panel.__version__, bokeh.__version__])')")
     assert versions == "3.12.7,2.0.2,1.9.4,3.9.2"
     code = """
@@ -157,7 +157,7 @@ out = {
 }
 json.dumps(out)
 """
-    browser_result = json.loads(visit.page.evaluate("code => window.lab.pyodide.runPython(code)", code))
+    browser_result = json.loads(visit.page.evaluate("code => window.lab.py.run(code)", code))
     namespace: dict = {}
     exec(code.replace("json.dumps(out)", "result = json.dumps(out)"), namespace)
     cpython_result = json.loads(namespace["result"])

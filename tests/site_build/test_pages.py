@@ -27,11 +27,15 @@ def test_every_page_carries_the_one_link_contract():
 def test_a_page_is_the_shell_with_its_run_config_and_links(tmp_path, monkeypatch):
     from ui.pages import PAGES  # noqa: PLC0415
 
+    from ui.contract import contract  # noqa: PLC0415
+    from ui.worker import WORKER_ENV  # noqa: PLC0415
+
     ahead = {"doc": '{"roots": ["</script><b>"]}', "link": {"shell": ["t"], "settings": {}},
-             "csv": "t,x\n0,1\n", "t_max": 7}
+             "contract": contract(), "csv": "t,x\n0,1\n", "t_max": 7}
     monkeypatch.setattr(pages, "prerender_page", lambda info: ahead)
     sizes = {"core": 10, "wheels": 20, "count": 3}
-    written = pages.render_pages(tmp_path, ["numpy"], sizes, "abc123", only=["fixed-state"])
+    snapshot = {"heap": "pyodide/lab-snapshot.bin.gz", "table_base": 12}
+    written = pages.render_pages(tmp_path, ["numpy"], sizes, "abc123", only=["fixed-state"], snapshot=snapshot)
     assert written == ["index.html", "fixed-state.html"]
 
     page = (tmp_path / "fixed-state.html").read_text()
@@ -40,6 +44,9 @@ def test_a_page_is_the_shell_with_its_run_config_and_links(tmp_path, monkeypatch
     assert config["page"] == "fixed-state" and config["build"] == "abc123" and config["sizes"] == sizes
     assert config["packages"] == ["numpy"] and config["link"] == ahead["link"]
     assert config["prerender"] == {"csv": "t,x\n0,1\n", "t_max": 7}
+    # the contract (roles, frames, the worker's messages) and the worker's start, as stated in Python
+    assert config["contract"] == contract() and set(config["contract"]["worker"]) >= {"start", "page", "patch", "idle"}
+    assert config["worker"] == {"env": WORKER_ENV, "snapshot": snapshot}
     assert config["code"] == (ROOT / "site" / "fixed_state.py").read_text()
     doc = re.search(r'<script id="lab-doc" type="application/json">(.*?)</script>', page, re.S)[1]
     assert json.loads(doc.replace("<\\/", "</")) == json.loads(ahead["doc"])  # "</script>" cannot close it

@@ -1,0 +1,115 @@
+"""Python in a worker, started from the memory snapshot: every page boots from it; a snapshot
+blocked or broken still ends live (the normal way); the page's own thread keeps stepping while
+the worker computes; a setting changed twice quickly ends on the second value."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import re
+
+import pytest
+from conftest import PAGE_SLUGS, open_page, painted, t_of, wait_live, watch
+
+from sitebuild.snapshot import TABLE_MARGIN
+
+SNAPSHOT = "**/pyodide/lab-snapshot.bin.gz"
+
+
+def config(page) -> dict:
+    return json.loads(page.evaluate("document.getElementById('lab-config').textContent"))
+
+
+@pytest.mark.parametrize("slug", PAGE_SLUGS)
+def test_every_page_boots_from_the_snapshot(context, server, slug):
+    visit = open_page(context, f"{server.url}{slug}.html")
+    page = visit.page
+    assert config(page)["worker"]["snapshot"]["heap"] == "pyodide/lab-snapshot.bin.gz"
+    assert page.evaluate("window.lab.timings.snapshot") is True
+    # Python is in the worker: the page's own scope has no Pyodide and never loaded it
+    assert page.evaluate("typeof loadPyodide") == "undefined"
+    assert not page.evaluate("[...document.scripts].some((s) => s.src.includes('pyodide.js'))")
+    # restored whole: numpy's compiled modules work, and so does the page's own Python
+    assert page.evaluate("window.lab.py.run('import numpy; str(round(numpy.linalg.det(numpy.eye(3) * 2), 9))')") == "8.0"
+    assert visit.problems() == []
+
+
+def broken_heap(route) -> None:
+    """The snapshot's first 4 MB and then garbage: gzip's CRC check fails it."""
+    body = route.fetch().body()
+    route.fulfill(status=200, body=body[: 4 << 20] + b"\x00" * 1000,
+                  headers={"Content-Type": "application/gzip"})
+
+
+@pytest.mark.parametrize("how", ["blocked", "missing", "corrupt", "zeros"])
+def test_a_snapshot_that_cannot_restore_still_goes_live(context, server, site, how):
+    page = context.new_page()
+    visit = watch(page)
+    if how == "blocked":
+        page.route(SNAPSHOT, lambda route: route.abort())
+    elif how == "missing":
+        page.route(SNAPSHOT, lambda route: route.fulfill(status=404, body="not found"))
+    elif how == "corrupt":
+        page.route(SNAPSHOT, broken_heap)
+    else:  # a well-formed gzip of the right length, all zeros: Pyodide's own check fails it
+        size = json.loads((site / "build-info.json").read_text())["snapshot"]["heap_bytes"]
+        zeros = gzip.compress(b"\x00" * size)
+        page.route(SNAPSHOT, lambda route: route.fulfill(status=200, body=zeros))
+    warnings = []
+    page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
+    page.goto(f"{server.url}{PAGE_SLUGS[0]}.html")
+    wait_live(page)
+    assert page.evaluate("window.lab.timings.snapshot") is False
+    assert any("snapshot could not be restored" in w for w in warnings), warnings
+    # the page said nothing worse than "starting": no error box, and the settings respond
+    assert page.locator("#lab-error").is_hidden()
+    assert page.evaluate("window.lab.py.run('1 + 1')") == "2"
+    # a blocked or missing file is an HTTP error the test's watcher records; nothing else is
+    assert [p for p in visit.problems() if "lab-snapshot" not in p] == []
+
+
+def test_steps_paint_while_the_worker_computes_and_the_last_setting_wins(context, server):
+    visit = open_page(context, f"{server.url}running-sum.html")
+    page = visit.page
+    tokens = page.locator(".noUi-handle").nth(1)  # Tokens T
+    assert "tokens=12" in page.url
+    tokens.focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")  # three changes in a row: only the first and the last run
+    # while the new runs compute, the current one steps on the page's own thread
+    t0 = t_of(page)
+    page.locator("#tp-step").click()
+    page.locator("#tp-step").click()
+    assert t_of(page) == t0 + 2
+    page.wait_for_function("window.lab.player.tMax === 15", timeout=60_000)
+    page.wait_for_function("!document.body.classList.contains('lab-computing')", timeout=60_000)
+    painted(page)
+    assert "tokens=15" in page.url
+    assert page.evaluate("window.lab.py.query()").count("tokens=15") == 1
+    assert visit.problems() == []
+
+
+def test_the_built_site_ships_the_snapshot_it_describes(site):
+    info = json.loads((site / "build-info.json").read_text())["snapshot"]
+    if info is None:
+        pytest.skip("this site was built without Node.js: no snapshot")
+    heap = site / info["heap"]
+    bundle = site / info["bundle"]
+    assert heap.stat().st_size == info["heap_gzip_bytes"]
+    assert bundle.stat().st_size == info["bundle_gzip_bytes"]
+    assert hashlib.sha256(heap.read_bytes()).hexdigest() == info["heap_sha256"]
+    assert hashlib.sha256(bundle.read_bytes()).hexdigest() == info["bundle_sha256"]
+    raw = gzip.decompress(heap.read_bytes())
+    assert len(raw) == info["heap_bytes"]
+    assert raw[:4] == (0x706E7300).to_bytes(4, "little")  # Pyodide's snapshot magic, "\0snp"
+    assert len(gzip.decompress(bundle.read_bytes())) == info["bundle_bytes"]
+    assert info["table_base"] == info["node_table"] + TABLE_MARGIN
+    assert info["dynlibs"] == 19  # numpy 2.0.2's compiled modules
+    for page in site.glob("*.html"):
+        text = page.read_text()
+        if 'id="lab-config"' in text:
+            config = json.loads(re.search(r'id="lab-config" type="application/json">(.*?)</script>', text, re.S)
+                                .group(1).replace("<\\/", "</"))
+            assert config["worker"]["snapshot"] == info, page.name

@@ -1,0 +1,71 @@
+"""sitebuild/snapshot.py: the package bundle (written in Python, read by assets/py-snapshot.js
+in the worker and in Node), the gzip files, the imports. What the built site ships of the
+snapshot is checked in tests/e2e/test_worker.py."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import shutil
+import subprocess
+import zipfile
+
+import pytest
+
+from sitebuild import ROOT, snapshot
+
+NODE = shutil.which("node") or shutil.which("nodejs")
+READER = """
+const snap = require(process.argv[1]);
+const bytes = require("fs").readFileSync(process.argv[2]);
+const { files, dynlibs } = snap.readBundle(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length));
+console.log(JSON.stringify({ files: files.map(([p, b]) => [p, Buffer.from(b).toString("latin1")]), dynlibs }));
+"""
+
+
+def wheel(path, members: dict[str, bytes]):
+    with zipfile.ZipFile(path, "w") as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    return path
+
+
+@pytest.mark.skipif(NODE is None, reason="needs Node.js (make build installs it)")
+def test_the_bundle_python_writes_is_what_the_worker_reads(tmp_path):
+    a = wheel(tmp_path / "a-1-py3-none-any.whl", {"a/__init__.py": b"x = 1\n", "a/_c.so": b"\x00asm\x01",
+                                                "a-1.dist-info/METADATA": b"Name: a\n"})
+    b = wheel(tmp_path / "b-1-py3-none-any.whl", {"b/z.so": b"\x00asm\x02", "b/data/t.json": b'{"k": [1, 2]}'})
+    info = snapshot.write_bundle([a, b], tmp_path / "bundle.bin")
+    assert info == {"files": 5, "dynlibs": 2, "bytes": (tmp_path / "bundle.bin").stat().st_size}
+    read = subprocess.run([NODE, "-e", READER, str(ROOT / "assets" / "py-snapshot.js"), str(tmp_path / "bundle.bin")],
+                          capture_output=True, text=True, check=True)
+    got = json.loads(read.stdout)
+    assert dict(got["files"]) == {"a/__init__.py": "x = 1\n", "a/_c.so": "\x00asm\x01",
+                                  "a-1.dist-info/METADATA": "Name: a\n", "b/z.so": "\x00asm\x02",
+                                  "b/data/t.json": '{"k": [1, 2]}'}
+    assert got["dynlibs"] == ["a/_c.so", "b/z.so"]  # one fixed order: the same where made and restored
+
+
+def test_two_wheels_installing_one_file_are_refused(tmp_path):
+    a = wheel(tmp_path / "a.whl", {"x/y.py": b"1"})
+    b = wheel(tmp_path / "b.whl", {"x/y.py": b"2"})
+    with pytest.raises(SystemExit, match="two wheels install the same file: x/y.py"):
+        snapshot.write_bundle([a, b], tmp_path / "bundle.bin")
+
+
+def test_gzip_files_are_reproducible_and_replace_the_raw_file(tmp_path):
+    for name in ("one", "two"):
+        (tmp_path / name).write_bytes(b"snapshot " * 10_000)
+        snapshot.gzip_file(tmp_path / name, tmp_path / f"{name}.gz")
+        assert not (tmp_path / name).exists()
+    assert (tmp_path / "one.gz").read_bytes() == (tmp_path / "two.gz").read_bytes()  # no time stamp
+    assert gzip.decompress((tmp_path / "one.gz").read_bytes()) == b"snapshot " * 10_000
+
+
+def test_the_snapshot_imports_what_a_page_imports_before_its_own_class():
+    code = snapshot.IMPORTS
+    # Panel's jsnull stand-in comes before Panel itself
+    assert code.index("prepare_pyodide()") < code.index("import numpy, param, bokeh, panel")
+    for module in ("ui.worker", "ui.app", "sim", "panel.io.pyodide", "markdown_it"):
+        assert re.search(rf"\bimport .*\b{re.escape(module)}\b", code), module
