@@ -134,6 +134,7 @@ bench: build browser
 	$(PY) bench/steps.py
 	$(PY) bench/boot.py
 	$(PY) bench/frames.py
+	$(PY) bench/jank.py
 
 clean:
 	rm -rf dist .pytest_cache

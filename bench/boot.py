@@ -5,7 +5,8 @@
 Serves dist/site on a free port (serve.py, in a thread) and loads each page cold: a fresh browser
 context per load, service workers blocked. Per page it prints the medians over the runs of
 
-- MB: bytes received (CDP Network.loadingFinished encodedDataLength, as served: uncompressed)
+- MB: the bytes of every file the page and its worker fetched, as served (uncompressed; the
+  snapshot's two files are gzip files already)
   and, beside it, what the same files weigh gzipped (what a compressing host would send);
 - paint: the first paint (performance 'first-contentful-paint', else 'first-paint');
 - plot: the page built ahead of time on screen (its plots painted: window.lab.timings.firstPlot),
@@ -23,17 +24,19 @@ context per load, service workers blocked. Per page it prints the medians over t
 Goals (issue 9): first plot and first working step within 0.5x the floor on every page; live
 (settings respond) no worse than before. Timings are printed, never asserted.
 
---breakdown also times, inside each page's cold start, the Python side of going live: the imports
-of numpy, bokeh, panel, ui.app and ui.pages.<module>, building the page object, its layout and
-figures, and rendering it into BokehJS (a timing preamble is slipped in front of the entry script
-through a wrapped loadPyodide; nothing in dist/site changes).
+--breakdown also prints, per page, when the page's Python worker reached each step of its start
+(the snapshot's two downloads, Python restored, or Pyodide up in the normal start) and what
+making the live page took there (the page object, its document, its JSON when it is not
+adopted), as the worker reports them (window.lab.timings.worker and .python).
+
+The floor is a bare worker of the same site that starts Pyodide and imports numpy (the pages
+run their Python in a worker too).
 """
 
 from __future__ import annotations
 
 import argparse
 import gzip
-import json
 import statistics
 import sys
 import threading
@@ -53,60 +56,42 @@ FLOOR_NAME = "bench-floor.html"
 FLOOR_SCRIPT = "bench-floor.js"  # a file, as the site's policy allows no inline script
 FLOOR_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>bench floor: Pyodide + numpy</title></head>
-<body><p>Floor: Pyodide + import numpy</p>
-<script src="pyodide/pyodide.js"></script>
+<body><p>Floor: a bare worker starts Pyodide and imports numpy</p>
 <script src="bench-floor.js"></script>
 </body></html>
 """
+# The pages run Python in a worker: so does the floor (a worker made from a Blob would need
+# the policy's blob:, so it is a file too).
 FLOOR_JS = """
 "use strict";
 window.lab = { timings: { start: performance.now() }, state: { live: false, failed: null } };
+const worker = new Worker("bench-floor-worker.js");
+worker.onmessage = (e) => {
+  if (e.data.failed) { window.lab.state.failed = e.data.failed; return; }
+  window.lab.timings[e.data.at] = e.data.time - performance.timeOrigin;
+  if (e.data.at === "live") window.lab.state.live = true;
+};
+"""
+FLOOR_WORKER = "bench-floor-worker.js"
+FLOOR_WORKER_JS = """
+"use strict";
+const at = (name) => postMessage({ at: name, time: performance.timeOrigin + performance.now() });
+importScripts("pyodide/pyodide.js");
 (async () => {
   const pyodide = await loadPyodide({ indexURL: new URL("pyodide/", location.href).href });
-  lab.timings.pyodide = performance.now();
+  at("pyodide");
   await pyodide.loadPackage(["numpy"], { messageCallback: () => {} });
-  lab.timings.packages = performance.now();
+  at("packages");
   pyodide.runPython("import numpy");
-  lab.timings.live = performance.now();
-  window.lab.pyodide = pyodide;
-  window.lab.state.live = true;
-})().catch((e) => { window.lab.state.failed = String(e); });
+  at("live");
+})().catch((e) => postMessage({ failed: String(e) }));
 """
 
-# Times the Python side of going live. Runs in front of the entry script (the shell's
-# `CONFIG.code + "import ui.app; await ui.app.READY"`); results land in window.labBreakdown.
-PREAMBLE = r'''
-import time as _bt
-_bt_marks = {}
-def _bt_time(key, fn):
-    t0 = _bt.perf_counter()
-    try:
-        return fn()
-    finally:
-        _bt_marks[key] = (_bt.perf_counter() - t0) * 1000
-import importlib as _bt_il
-for _bt_mod in ("numpy", "bokeh", "bokeh.plotting", "panel", "ui.app", "ui.pages.__MODULE__"):
-    _bt_time("import " + _bt_mod, lambda: _bt_il.import_module(_bt_mod))
-import ui.app as _bt_app
-import ui.page as _bt_page
-_bt_layout = _bt_page.Page.layout
-_bt_page.Page.layout = property(lambda self: _bt_time("layout (main(), figures)", lambda: _bt_layout.fget(self)))
-_bt_render = _bt_app._render
-async def _bt_timed_render(layout, target):
-    t0 = _bt.perf_counter()
-    try:
-        return await _bt_render(layout, target)
-    finally:
-        _bt_marks["render (model json, BokehJS embed)"] = (_bt.perf_counter() - t0) * 1000
-        import js
-        from pyodide.ffi import to_js
-        js.window.labBreakdown = to_js(_bt_marks, dict_converter=js.Object.fromEntries)
-_bt_app._render = _bt_timed_render
-_bt_launch = _bt_app.launch
-def _bt_timed_launch(page_class):
-    return _bt_launch(lambda: _bt_time("page object (settings, compute, views)", page_class))
-_bt_app.launch = _bt_timed_launch
-'''
+# The breakdown of going live, from what the page's worker reports (assets/py-worker.js and
+# ui/worker.py: window.lab.timings.worker, .python); nothing is slipped into the page.
+WORKER_STEPS = (("worker", "the worker's script runs"), ("heap", "snapshot: heap downloaded, unzipped"),
+                ("bundle", "snapshot: packages downloaded, unzipped"), ("restored", "snapshot: Python restored"),
+                ("runtime", "normal start: Pyodide up"), ("python", "Python ready for the page"))
 
 # Presses Step the moment it is enabled and notes when the frame after it has been painted.
 FIRST_STEP = """
@@ -127,32 +112,6 @@ FIRST_STEP = """
 })();
 """
 
-# Wraps loadPyodide (defined by pyodide.js) so that the entry script's run gets PREAMBLE first.
-INIT_SCRIPT = """
-(() => {
-  let real = null;
-  const preamble = %s;
-  const wrapped = async (opts) => {
-    const py = await real(opts);
-    const run = py.runPythonAsync.bind(py);
-    py.runPythonAsync = (code, o) => {
-      if (code.includes("await ui.app.READY")) {
-        window.labEntryStart = performance.now();
-        code = preamble + "\\n" + code;
-      }
-      return run(code, o);
-    };
-    return py;
-  };
-  Object.defineProperty(window, "loadPyodide", {
-    configurable: true,
-    get: () => (real ? wrapped : undefined),
-    set: (f) => { if (typeof f === "function") real = f; },
-  });
-})();
-"""
-
-
 def chromium_launch(playwright):
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
@@ -166,7 +125,7 @@ def gzip_size(path: Path) -> int:
     return _gzip_cache[path]
 
 
-def load_once(browser, url: str, base: str, *, timeout_ms: int, preamble: str | None = None) -> dict:
+def load_once(browser, url: str, base: str, *, timeout_ms: int) -> dict:
     """One cold load; returns bytes, paint and window.lab.timings (ms), or {'error': ...}."""
     context = browser.new_context(service_workers="block")
     try:
@@ -174,15 +133,12 @@ def load_once(browser, url: str, base: str, *, timeout_ms: int, preamble: str | 
         errors: list[str] = []
         page.on("console", lambda m: errors.append(m.text[:300]) if m.type == "error" else None)
         page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"[:300]))
-        if preamble is not None:
-            page.add_init_script(INIT_SCRIPT % json.dumps(preamble))
         page.add_init_script(FIRST_STEP)
         cdp = context.new_cdp_session(page)
-        urls: dict[str, str] = {}
-        received: dict[str, int] = {}
-        cdp.on("Network.responseReceived", lambda e: urls.__setitem__(e["requestId"], e["response"]["url"]))
-        cdp.on("Network.loadingFinished",
-               lambda e: received.__setitem__(e["requestId"], int(e["encodedDataLength"])))
+        # Every file the page and its worker fetched (the context sees the worker's requests;
+        # CDP's Network domain of the page does not), counted by what the site holds.
+        fetched: list[str] = []
+        context.on("requestfinished", lambda r: fetched.append(r.url))
         cdp.send("Network.enable")
         cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
         cdp.send("Performance.enable")
@@ -198,15 +154,13 @@ def load_once(browser, url: str, base: str, *, timeout_ms: int, preamble: str | 
         result = page.evaluate("""() => ({
             failed: window.lab.state.failed || null,
             timings: window.lab.timings,
-            entry: window.labEntryStart || null,
-            breakdown: window.labBreakdown || null,
             paint: Object.fromEntries(performance.getEntriesByType('paint').map(e => [e.name, e.startTime])),
         })""")
         page.wait_for_timeout(200)  # let the last loadingFinished events arrive
         cdp.detach()
-        paths = [SITE / u[len(base):].split("?")[0] for rid, u in urls.items()
-                 if rid in received and u.startswith(base)]
-        result.update(bytes=sum(received.values()), gzip=sum(gzip_size(p) for p in paths),
+        paths = [SITE / u[len(base):].split("?")[0] for u in fetched if u.startswith(base)]
+        paths = [p for p in paths if p.is_file()]
+        result.update(bytes=sum(p.stat().st_size for p in paths), gzip=sum(gzip_size(p) for p in paths),
                       errors=errors, cpu_plot=cpu_plot)
         return result
     finally:
@@ -252,23 +206,21 @@ def main() -> None:
     floor_file = SITE / FLOOR_NAME
     floor_file.write_text(FLOOR_PAGE)
     (SITE / FLOOR_SCRIPT).write_text(FLOOR_JS)
+    (SITE / FLOOR_WORKER).write_text(FLOOR_WORKER_JS)
     server = make_server(SITE, 0)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     base = f"http://127.0.0.1:{server.server_address[1]}/"
     targets = [("floor (Pyodide + numpy)", FLOOR_NAME, None)]
-    for p in pages:
-        targets.append((p.slug, f"{p.slug}.html",
-                        PREAMBLE.replace("__MODULE__", p.module) if args.breakdown else None))
+    targets += [(p.slug, f"{p.slug}.html", None) for p in pages]
     results: dict[str, list[dict]] = {name: [] for name, _, _ in targets}
     try:
         with sync_playwright() as pw:
             browser = chromium_launch(pw)
             try:
                 for run in range(args.runs):  # interleaved, so drifting load hits all alike
-                    for name, file, preamble in targets:
-                        r = load_once(browser, base + file, base, timeout_ms=int(args.timeout * 1000),
-                                      preamble=preamble)
+                    for name, file, _ in targets:
+                        r = load_once(browser, base + file, base, timeout_ms=int(args.timeout * 1000))
                         results[name].append(r)
                         t = r["timings"] or {}
                         state = f"FAILED: {r['failed']}" if r["failed"] else f"live {t.get('live', 0) / 1000:.2f} s"
@@ -282,11 +234,12 @@ def main() -> None:
         server.server_close()
         floor_file.unlink(missing_ok=True)
         (SITE / FLOOR_SCRIPT).unlink(missing_ok=True)
+        (SITE / FLOOR_WORKER).unlink(missing_ok=True)
 
-    report(targets, results, args.runs)
+    report(targets, results, args.runs, args.breakdown)
 
 
-def report(targets, results, runs: int) -> None:
+def report(targets, results, runs: int, breakdown: bool = False) -> None:
     floor_name = targets[0][0]
 
     def summary(rs):
@@ -347,22 +300,28 @@ def report(targets, results, runs: int) -> None:
         cells = [median([r["timings"].get(k) for r in ok]) for k in ("scripts", "decoded", "built", "firstPlot", "joined")]
         print(f"  {name:24s} " + " ".join("       -" if c is None else f"{c:8.0f}" for c in cells))
 
-    breakdowns = {name: [r for r in results[name] if r.get("breakdown")] for name, _, _ in targets[1:]}
-    if any(breakdowns.values()):
-        print("\nWhere the time after 'wheels' goes (ms, median; imports in this order, each "
-              "counting only what the earlier ones did not load)")
-        for name, rs in breakdowns.items():
-            if not rs:
-                continue
-            keys = list(rs[0]["breakdown"])
-            print(f"  {name}:")
-            pre = median([r["entry"] - r["timings"]["packages"] for r in rs if r["entry"]])
-            print(f"    {'wheels installed -> entry script starts':44s} {pre:7.0f}")
-            for key in keys:
-                print(f"    {key:44s} {median([r['breakdown'].get(key) for r in rs]):7.0f}")
-            tail = median([r["timings"]["live"] - r["entry"] - sum(r["breakdown"].values())
-                           for r in rs if r["entry"]])
-            print(f"    {'rest (entry script, hooks, live)':44s} {tail:7.0f}")
+    if breakdown:
+        print_breakdown(targets, results)
+
+
+def print_breakdown(targets, results) -> None:
+    """Going live step by step, as the page's worker reports it (ms from navigation start,
+    median), then what making the live page took in the worker (ms)."""
+    print("\nGoing live, step by step (ms from navigation start, median; from the page's worker)")
+    for name, _, _ in targets[1:]:
+        ok = [r for r in results[name] if not r["failed"] and r["timings"].get("worker")]
+        if not ok:
+            continue
+        snap = sum(1 for r in ok if r["timings"].get("snapshot"))
+        print(f"  {name}: from the snapshot in {snap} of {len(ok)} run(s)")
+        for key, what in WORKER_STEPS:
+            value = median([r["timings"]["worker"].get(key) for r in ok])
+            if value is not None:
+                print(f"    {what:46s} {value:7.0f}")
+        steps = [r["timings"].get("python") or {} for r in ok]
+        for key in dict.fromkeys(k for st in steps for k in st):
+            print(f"    {'in the worker: ' + key:46s} {median([st.get(key) for st in steps]):7.0f} ms")
+        print(f"    {'live (the settings respond)':46s} {median([r['timings'].get('live') for r in ok]):7.0f}")
 
 
 if __name__ == "__main__":
