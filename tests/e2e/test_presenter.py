@@ -53,7 +53,7 @@ def test_a_link_reproduces_the_view(browser, server):
     fresh.close()
 
 
-# Each page's Python side of a link is checked for markup in tests/ui/test_pages.py; the
+# Each page's Python side of a link is checked for markup in tests/ui/test_every_page.py; the
 # browser's side (the shell's notice, Share) is one for every page: two pages here, one with
 # a seed box and sliders, one with radio groups and a model menu.
 @pytest.mark.parametrize("slug", ["running-sum", "hybrid"])

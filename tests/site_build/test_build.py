@@ -49,3 +49,10 @@ def test_make_test_runs_every_test_directory():
     with_tests = {p.name for p in (ROOT / "tests").iterdir() if p.is_dir() and any(p.glob("test_*.py"))}
     assert with_tests <= ran, f"make test leaves out tests/{sorted(with_tests - ran)}"
     assert with_tests <= set(KNOWN), "tests/conftest.py KNOWN must name every test directory"
+
+
+def test_no_two_test_files_share_a_name():
+    """make test collects tests/sim, ui, site_build and js in one pytest run, which imports each
+    test file by its base name: two of one name stop the whole run at collection."""
+    names = [p.name for p in (ROOT / "tests").rglob("test_*.py")]
+    assert sorted({n for n in names if names.count(n) > 1}) == []

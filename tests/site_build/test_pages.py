@@ -25,9 +25,8 @@ def test_every_page_carries_the_one_link_contract():
 
 
 def test_a_page_is_the_shell_with_its_run_config_and_links(tmp_path, monkeypatch):
-    from ui.pages import PAGES  # noqa: PLC0415
-
     from ui.contract import contract  # noqa: PLC0415
+    from ui.pages import PAGES  # noqa: PLC0415
     from ui.worker import WORKER_ENV  # noqa: PLC0415
 
     ahead = {"doc": '{"roots": ["</script><b>"]}', "link": {"shell": ["t"], "settings": {}},
