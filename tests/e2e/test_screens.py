@@ -310,7 +310,9 @@ def test_the_worked_example_chosen_live_shows_what_its_link_shows(context, serve
     painted(page)
     chosen = dict(page.evaluate(SHOWN_JS))
     assert chosen["Tokens: key k, value v, query q"] and not chosen["Tokens T"], chosen
+    # the first screen, while this tab is in front (a background tab paints no frame, and its
+    # screenshot waited for one until it timed out)
+    page.screenshot(path=str(SHOTS / "running-sum-worked-example-live.png"))
     linked = open_page(context, f"{server.url}running-sum.html?preset=worked+example").page
     painted(linked)
     assert dict(linked.evaluate(SHOWN_JS)) == chosen
-    page.screenshot(path=str(SHOTS / "running-sum-worked-example-live.png"))  # the first screen
