@@ -197,9 +197,8 @@ function handle(message) {
   if (message.type === names.patch) {
     try {
       py.receive(message.patch);
-    } catch (err) {  // ui.worker says idle itself; this is Python failing outside a page callback
+    } catch (err) {  // Python failing outside a page callback; ui.worker said idle already (its finally)
       post(names.log, { level: "error", text: String(err && err.message || err) });
-      post(names.idle);
     }
   } else if (message.type === names.call) {
     let value = null;

@@ -46,12 +46,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "dist" / "site"
 sys.path.insert(0, str(ROOT))
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-]
+from bench import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+
 FLOOR_NAME = "bench-floor.html"
 FLOOR_SCRIPT = "bench-floor.js"  # a file, as the site's policy allows no inline script
 FLOOR_PAGE = """<!doctype html>

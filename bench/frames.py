@@ -46,12 +46,8 @@ from ui.pages import PAGES  # noqa: E402
 
 GOAL_STEPS_PER_S = 60.0  # issue 9 (the display refresh rate here)
 GOAL_KEY_MS = 50.0
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-]
+from bench import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+
 VIEWPORT = {"width": 1400, "height": 1000}  # a laptop's view
 LIVE_TIMEOUT_MS = 180_000  # cold Pyodide on two busy cores
 # Every plot at d = 16 and a stream long enough for seconds of play at the goal's rate.

@@ -54,12 +54,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "dist" / "site"
 sys.path.insert(0, str(ROOT))
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-]
+from bench import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+
 VIEWPORT = {"width": 1400, "height": 1000}  # a laptop's view, as bench/frames.py
 BOOT_PRESS_MS = 250  # issue 19: Step pressed every 250 ms from the first plot until live
 CHANGE_PRESS_MS = 100  # while the new run is computed
@@ -71,19 +67,18 @@ QUIET_MS = 1000  # after live: this long without a long task before the setting 
 QUIET_LIMIT_MS = 15_000  # ... or at most this long
 NEW_RUN_TIMEOUT_MS = 90_000  # a setting's new run computed on two busy cores
 
-# In the page from its first script on. Reads the shell through one accessor (`get`): one
-# window.lab object (lab.timings, lab.player, lab.state.live / .failed) or the globals before it
-# (window.labTimings, labPlayer, labLive, labFailed), and the `lab-live` body class.
+# In the page from its first script on. Reads the shell through one accessor (`get`): the
+# window.lab object (lab.timings, lab.player, lab.state.live / .failed) and the `lab-live` body
+# class.
 MONITOR_JS = r"""
 (() => {
   const lab = () => window.lab || {};
   const state = () => lab().state || {};
   const get = {
-    player: () => lab().player || window.labPlayer || null,
-    timings: () => lab().timings || window.labTimings || null,
-    live: () => state().live === true || window.labLive === true
-      || Boolean(document.body && document.body.classList.contains("lab-live")),
-    failed: () => state().failed || window.labFailed || null,
+    player: () => lab().player || null,
+    timings: () => lab().timings || null,
+    live: () => state().live === true || Boolean(document.body && document.body.classList.contains("lab-live")),
+    failed: () => state().failed || null,
     step: () => document.getElementById("tp-step")
       || [...document.querySelectorAll("button")].find((b) => b.textContent.trim() === "Step") || null,
   };

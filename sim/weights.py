@@ -302,13 +302,8 @@ def _mamba2_family(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
         gated = True
         conv_bias = r.bool("use_conv_bias", True, "Mamba2Config default")
         proj_bias = r.bool("use_bias", False, "Mamba2Config default")
-    mixer = model.groups[0].mixer
-    heads, head_dim, N = mixer.state_shape
-    d = heads * head_dim
-    G = (mixer.conv_channels - d) // (2 * N)
     b.embeddings(V, H, tied)
-    b.mamba2("mamba", n, H, heads, d, G, N, mixer.conv_kernel, gated_norm=gated,
-             conv_bias=conv_bias, proj_bias=proj_bias)
+    _mamba2_from(b, model, n, H, gated_norm=gated, conv_bias=conv_bias, proj_bias=proj_bias)
     b.norms(n, H, 1)
     if d_mlp:
         b.swiglu("mlp", n, H, d_mlp)
@@ -352,16 +347,22 @@ def _jamba(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
     return tied
 
 
+def _mamba2_from(b: _Builder, model: Model, n: int, H: int, **flags) -> None:
+    """n Mamba-2 mixers of hidden size H, their shape read from the model's recurrent mixer
+    (heads x head_dim inner channels, N-wide B and C per group: the groups are what the
+    convolution's channels hold beyond the inner ones)."""
+    mixer = next(g.mixer for g in model.groups if g.mixer.kind == "recurrent")
+    heads, head_dim, N = mixer.state_shape
+    d = heads * head_dim
+    b.mamba2("mamba", n, H, heads, d, (mixer.conv_channels - d) // (2 * N), N, mixer.conv_kernel, **flags)
+
+
 def _zamba2(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
     n, H, V = model.n_layers, r.int("hidden_size"), r.int("vocab_size")
     tied = _tied(r, True, "Zamba2Config default")
     b.embeddings(V, H, tied)
-    mixer = next(g.mixer for g in model.groups if g.mixer.kind == "recurrent")
-    heads, head_dim, N = mixer.state_shape
-    d = heads * head_dim
-    b.mamba2("mamba", n, H, heads, d, (mixer.conv_channels - d) // (2 * N), N, mixer.conv_kernel,
-             conv_bias=r.bool("use_conv_bias", True, "Zamba2Config default"),
-             proj_bias=r.bool("add_bias_linear", False, "Zamba2Config default"))
+    _mamba2_from(b, model, n, H, conv_bias=r.bool("use_conv_bias", True, "Zamba2Config default"),
+                 proj_bias=r.bool("add_bias_linear", False, "Zamba2Config default"))
     b.norms(n, H, 1)
     calls = _count(model, "attention")
     I = r.int("intermediate_size") if r.has("intermediate_size") else r.derive(  # noqa: E741
@@ -506,13 +507,8 @@ def _nemotron_h(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
     b.embeddings(V, H, tied)
     mamba = _count(model, "recurrent")
     if mamba:
-        mixer = next(g.mixer for g in model.groups if g.mixer.kind == "recurrent")
-        heads, head_dim, N = mixer.state_shape
-        d = heads * head_dim
-        b.mamba2("mamba", mamba, H, heads, d, (mixer.conv_channels - d) // (2 * N), N,
-                 mixer.conv_kernel,
-                 conv_bias=r.bool("use_conv_bias", True, "NemotronHConfig default"),
-                 proj_bias=r.bool("use_bias", False, "NemotronHConfig default"))
+        _mamba2_from(b, model, mamba, H, conv_bias=r.bool("use_conv_bias", True, "NemotronHConfig default"),
+                     proj_bias=r.bool("use_bias", False, "NemotronHConfig default"))
     attention = _count(model, "attention")
     if attention:
         b.gqa("attention", attention, H, r.int("num_attention_heads"), _kv_heads(r),
@@ -589,13 +585,9 @@ def _granite_hybrid(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
           qkv_bias=bias, o_bias=bias)
     mamba = n - attention
     if mamba:
-        mixer = next(g.mixer for g in model.groups if g.mixer.kind == "recurrent")
-        heads, head_dim, N = mixer.state_shape
-        d = heads * head_dim
-        b.mamba2("mamba", mamba, H, heads, d, (mixer.conv_channels - d) // (2 * N), N,
-                 mixer.conv_kernel,
-                 conv_bias=r.bool("mamba_conv_bias", True, "GraniteMoeHybridConfig default"),
-                 proj_bias=r.bool("mamba_proj_bias", False, "GraniteMoeHybridConfig default"))
+        _mamba2_from(b, model, mamba, H,
+                     conv_bias=r.bool("mamba_conv_bias", True, "GraniteMoeHybridConfig default"),
+                     proj_bias=r.bool("mamba_proj_bias", False, "GraniteMoeHybridConfig default"))
     E = r.int("num_local_experts", low=0, default=8, why="GraniteMoeHybridConfig default")
     if E:
         k = r.int("num_experts_per_tok", high=E, default=min(2, E),

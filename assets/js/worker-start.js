@@ -1,21 +1,20 @@
 // Python's worker, created and told what to load as early as the page allows: this module
-// imports nothing, so early.js (loaded async from the page's head) reaches it in one more
-// fetch, and the worker downloads and compiles on the other core while this one parses the
+// imports only config.js (which imports nothing), so early.js (loaded async from the page's
+// head) reaches it in two more fetches, and the worker downloads and compiles on the other core while this one parses the
 // page and draws the page built ahead of time. What the worker says before python.js listens
 // waits here (a worker's messages are not kept for a listener that comes later).
+import { pageConfig } from "./config.js";
+
 let worker = null;
 let early = [];
 let handler = null;
-
-// The page's config, read once (config.js reads the same block).
-const config = () => JSON.parse(document.getElementById("lab-config").textContent);
 
 // Creates the worker and posts "start" (the one message name the worker knows beforehand; it
 // brings the others). fromSnapshot false: a new worker, started the normal way. Returns the
 // worker, or throws (the caller says so).
 export function startWorker(fromSnapshot = true) {
   if (worker && fromSnapshot) return worker;
-  const c = config();
+  const c = pageConfig();
   const base = new URL(".", location.href);
   const at = (path) => new URL(path, base).href;
   worker = new Worker(at("assets/py-worker.js"));

@@ -137,15 +137,25 @@ def test_the_presenter_fit_is_remembered_for_the_next_visit(browser, server):
     ctx.close()
 
 
-def test_phone_keeps_the_transport_and_the_stepped_figure_in_view(browser, server):
-    ctx = browser.new_context(service_workers="block", viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+PHONE = {"width": 390, "height": 844}  # a phone held upright (CSS px)
+
+
+def phone_page(browser, server, slug: str):
+    """(context, page): a page on a phone held upright, built ahead of time (the shell's layout
+    alone, Python held back), every part joined, one step taken."""
+    ctx = browser.new_context(service_workers="block", viewport=PHONE, is_mobile=True, has_touch=True)
     page = ctx.new_page()
-    hold_python(page)  # the page's layout, the shell's alone
-    page.goto(f"{server.url}running-sum.html")
+    hold_python(page)
+    page.goto(f"{server.url}{slug}.html")
     wait_ready(page)
-    page.wait_for_function("window.lab?.timings.joined", timeout=10_000)
+    page.wait_for_function("window.lab?.timings.joined", timeout=20_000)
     painted(page)
     page.get_by_role("button", name="Step", exact=True).click()
+    return ctx, page
+
+
+def test_phone_keeps_the_transport_and_the_stepped_figure_in_view(browser, server):
+    ctx, page = phone_page(browser, server, "running-sum")
     layout = page.evaluate(LAYOUT_JS)
     assert layout["transport"] and layout["scrollW"] <= layout["w"], layout
     tokens = [f for f in layout["figs"] if f["title"] and f["title"].startswith("Tokens")]
@@ -238,7 +248,6 @@ def test_print_shows_no_controls_and_the_link(context, server):
     assert page.locator(".lab-transport").is_visible()
 
 
-PHONE = {"width": 390, "height": 844}  # a phone held upright (CSS px)
 # The hybrid page's config.json row (ui/pages/hybrid_models.py) is 461 px wide at 390 px.
 HYBRID_WIDE = pytest.mark.xfail(strict=True, reason="hybrid's config.json row is wider than a phone")
 
@@ -250,15 +259,7 @@ def test_every_page_fits_a_phone_without_sideways_scroll(browser, server, slug):
     (a phone's browser widens its layout viewport to the widest content, so the width is
     checked against 390, not innerWidth), with every part of the page joined, the plots'
     readouts and the lesson text included."""
-    ctx = browser.new_context(service_workers="block", viewport=PHONE, is_mobile=True,
-                              has_touch=True)
-    page = ctx.new_page()
-    hold_python(page)  # the page's layout, the shell's alone
-    page.goto(f"{server.url}{slug}.html")
-    wait_ready(page)
-    page.wait_for_function("(window.lab?.timings || window.labTimings || {}).joined", timeout=20_000)
-    painted(page)
-    page.get_by_role("button", name="Step", exact=True).click()
+    ctx, page = phone_page(browser, server, slug)
     painted(page)
     width = page.evaluate("Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)")
     shot(page, f"{slug}-phone")

@@ -203,8 +203,7 @@ class GatesPage(Page):
 
     def body(self) -> pn.viewable.Viewable:
         w = {"width": 220}
-        # A rule's own setting shows only while that rule is compared (RetNet's γ by default,
-        # the new rules' none): a setting that changes nothing on screen is not offered.
+        # A rule's own setting shows only while that rule is compared (RetNet's γ by default).
         own = {n: self.widget(n, pn.widgets.IntSlider if n == "householder_steps" else
                               pn.widgets.FloatSlider, **w) for n in gv.OWN_SETTINGS}
 
@@ -214,11 +213,9 @@ class GatesPage(Page):
 
         shown(), self.param.watch(shown, "rules")
         controls = pn.FlexBox(
-            # The placeholder is also the name of its text box (Choices.js's aria-label: "null"
-            # without one).
             self.widget("rules", pn.widgets.MultiChoice, max_items=MAX_RULES,
-                        placeholder="Add a rule to compare", sizing_mode="stretch_width",
-                        min_width=220, max_width=450),
+                        placeholder="Add a rule to compare",  # its text box's name too (was "null")
+                        sizing_mode="stretch_width", min_width=220, max_width=450),
             self.widget("stream", pn.widgets.Select, **w),
             self.widget("d", pn.widgets.IntSlider, **w),
             self.widget("tokens", pn.widgets.IntSlider, **w),
@@ -236,10 +233,9 @@ class GatesPage(Page):
         def heading(text: str) -> pn.pane.HTML:
             return pn.pane.HTML(f"<h4>{text}</h4>", margin=(0, 10))
 
-        gates = pn.Column(heading("Gates at this token"), self.gate_table.panel(),
-                          sizing_mode="stretch_width", css_classes=["lab-secondary"])
-        frame = pn.Column(heading(gv.FRAME_HEADING), self.frame_table.panel(),
-                          sizing_mode="stretch_width", css_classes=["lab-secondary"])
+        gates, frame = (pn.Column(heading(title), view.panel(), sizing_mode="stretch_width",
+                                  css_classes=["lab-secondary"]) for title, view in (
+            ("Gates at this token", self.gate_table), (gv.FRAME_HEADING, self.frame_table)))
         return pn.Column(
             controls, self.token_info.panel(), pn.Column(
                 self.caption.panel(), heading("The state S of each rule (one colour scale)"),
