@@ -10,7 +10,8 @@
 //   to `tableBase` first, and a table already longer than that cannot restore (the caller
 //   then starts Python the normal way).
 // The bundle: [header length, u32 little-endian][header JSON: {files: [[path, bytes]],
-// dynlibs: [path, ...]}][the files' bytes, in order]; paths relative to site-packages.
+// dynlibs: [path, ...], dirs: [every directory the wheels install, ...]}][the files' bytes, in
+// order]; paths relative to site-packages.
 "use strict";
 
 (function (global) {
@@ -26,7 +27,7 @@
       return file;
     });
     if (at !== bytes.length) throw new Error(`package bundle: ${bytes.length - at} bytes left over`);
-    return { files, dynlibs: header.dynlibs };
+    return { files, dynlibs: header.dynlibs, dirs: header.dirs || [] };
   }
 
   // A preRun for Pyodide's Emscripten module. `bundle()` resolves to the bundle's bytes,
@@ -37,8 +38,9 @@
     return async (Module) => {
       Module.addRunDependency("lab-snapshot");
       try {
-        const { files, dynlibs } = readBundle(await bundle());
+        const { files, dynlibs, dirs: allDirs } = readBundle(await bundle());
         const dirs = new Set();
+        for (const dir of allDirs) { Module.FS.mkdirTree(SITE + dir); dirs.add(SITE + dir); }
         for (const [path, bytes] of files) {
           const dir = (SITE + path).slice(0, (SITE + path).lastIndexOf("/"));
           if (!dirs.has(dir)) { Module.FS.mkdirTree(dir); dirs.add(dir); }

@@ -2,7 +2,8 @@
 //   node sitebuild/snapshot.js <site>/pyodide/ <bundle> <snapshot out> <table margin> <python code>
 // (sitebuild/snapshot.py runs it.) Starts the Pyodide the site ships from the package bundle (assets/py-snapshot.js: the same
 // start-up order the worker restores in), runs the code (the imports), and writes the heap.
-// Prints one JSON line: the table's length in Node, the padded base, the snapshot's size.
+// Prints one JSON line: the table's length in Node, the padded base, the snapshot's size, the
+// files of the modules it holds imported.
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -31,10 +32,16 @@ const { loadPyodide } = require(path.join(indexURL, "pyodide.js"));
   });
   if (info.error) throw info.error;  // the bundle or numpy's modules did not load
   await pyodide.runPythonAsync(code);
+  // The files of the modules now imported (relative to site-packages): the bundle restored with leaves them out.
+  const imported = JSON.parse(pyodide.runPython(`
+import json, sys
+_site = "${snap.SITE}"
+_files = {getattr(m, a, None) for m in list(sys.modules.values()) for a in ("__file__", "__cached__")}
+json.dumps(sorted(f[len(_site):] for f in _files if isinstance(f, str) and f.startswith(_site)))`));
   for (const name of Object.keys(pyodide.loadedPackages)) delete pyodide.loadedPackages[name];
   const heap = pyodide.makeMemorySnapshot({ serializer: snap.serialize });
   fs.writeFileSync(outPath, heap);
-  console.log(JSON.stringify({ table: info.table, tableBase: info.tableBase, bytes: heap.length, seconds: (Date.now() - started) / 1000 }));
+  console.log(JSON.stringify({ table: info.table, tableBase: info.tableBase, bytes: heap.length, imported, seconds: (Date.now() - started) / 1000 }));
 })().catch((err) => {
   console.error(String(err && err.stack || err));
   process.exit(1);

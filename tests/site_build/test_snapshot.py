@@ -19,8 +19,8 @@ NODE = shutil.which("node") or shutil.which("nodejs")
 READER = """
 const snap = require(process.argv[1]);
 const bytes = require("fs").readFileSync(process.argv[2]);
-const { files, dynlibs } = snap.readBundle(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length));
-console.log(JSON.stringify({ files: files.map(([p, b]) => [p, Buffer.from(b).toString("latin1")]), dynlibs }));
+const { files, dynlibs, dirs } = snap.readBundle(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length));
+console.log(JSON.stringify({ files: files.map(([p, b]) => [p, Buffer.from(b).toString("latin1")]), dynlibs, dirs }));
 """
 
 
@@ -37,7 +37,7 @@ def test_the_bundle_python_writes_is_what_the_worker_reads(tmp_path):
                                                 "a-1.dist-info/METADATA": b"Name: a\n"})
     b = wheel(tmp_path / "b-1-py3-none-any.whl", {"b/z.so": b"\x00asm\x02", "b/data/t.json": b'{"k": [1, 2]}'})
     info = snapshot.write_bundle([a, b], tmp_path / "bundle.bin")
-    assert info == {"files": 5, "dynlibs": 2, "bytes": (tmp_path / "bundle.bin").stat().st_size}
+    assert info == {"files": 5, "dynlibs": 2, "bytes": (tmp_path / "bundle.bin").stat().st_size, "left_out": 0}
     read = subprocess.run([NODE, "-e", READER, str(ROOT / "assets" / "py-snapshot.js"), str(tmp_path / "bundle.bin")],
                           capture_output=True, text=True, check=True)
     got = json.loads(read.stdout)
@@ -45,6 +45,26 @@ def test_the_bundle_python_writes_is_what_the_worker_reads(tmp_path):
                                   "a-1.dist-info/METADATA": "Name: a\n", "b/z.so": "\x00asm\x02",
                                   "b/data/t.json": '{"k": [1, 2]}'}
     assert got["dynlibs"] == ["a/_c.so", "b/z.so"]  # one fixed order: the same where made and restored
+    assert got["dirs"] == ["a", "a-1.dist-info", "b", "b/data"]
+
+
+@pytest.mark.skipif(NODE is None, reason="needs Node.js (make build installs it)")
+def test_the_bundle_leaves_out_what_the_restored_python_never_opens(tmp_path):
+    """The modules the heap holds imported, stubs, C and TypeScript sources and a wheel's .data
+    copy are left out; compiled modules, data files, metadata and every directory stay."""
+    a = wheel(tmp_path / "a-1-py3-none-any.whl", {
+        "a/__init__.pyc": b"imported", "a/lazy.pyc": b"not imported", "a/core/_m.so": b"\x00asm",
+        "a/core/only.pyc": b"imported too", "a/__init__.pyi": b"stub", "a/src/x.ts": b"ts", "a/inc/x.h": b"h",
+        "a/t/page.html": b"<p>", "a-1.dist-info/METADATA": b"Name: a\n", "a-1.data/data/share/p.json": b"{}"})
+    imported = frozenset({"a/__init__.pyc", "a/core/only.pyc", "a/core/_m.so"})
+    info = snapshot.write_bundle([a], tmp_path / "bundle.bin", imported)
+    assert (info["files"], info["left_out"]) == (4, 6)
+    read = subprocess.run([NODE, "-e", READER, str(ROOT / "assets" / "py-snapshot.js"), str(tmp_path / "bundle.bin")],
+                          capture_output=True, text=True, check=True)
+    got = json.loads(read.stdout)
+    assert sorted(p for p, _ in got["files"]) == ["a-1.dist-info/METADATA", "a/core/_m.so", "a/lazy.pyc", "a/t/page.html"]
+    assert got["dynlibs"] == ["a/core/_m.so"]  # an imported compiled module still loads before the restore
+    assert got["dirs"] == ["a", "a-1.dist-info", "a/core", "a/inc", "a/src", "a/t"]  # a .data copy is not installed
 
 
 def test_two_wheels_installing_one_file_are_refused(tmp_path):
