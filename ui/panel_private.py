@@ -20,6 +20,10 @@ the one to change, and the browser tests are the check.
 - ``bokeh.util.serialization._simple_id``: the counter behind Bokeh's model ids p1000, p1001,
   … (``ui.app.fresh_ids``): the page built ahead of time and the live page count alike.
 - ``panel.util.HTML_SANITIZER._sanitize``: replaced in the browser (nh3 has no Pyodide build).
+- ``HasProps._overridden_defaults``, ``PropertyDescriptor.has_unstable_default`` and
+  ``PropertyDescriptor.instance_default``: remembered per model class in the worker
+  (``remember_defaults``). Bokeh works each one out anew on every read of a property not set,
+  and adding a layout to its document reads every property of every model.
 """
 
 from __future__ import annotations
@@ -123,3 +127,58 @@ def link_document(pydoc, sync) -> None:
                            f"{len(panel_sync)} pysync callbacks, expected 1 (see ui/panel_private.py)")
     pydoc.callbacks.remove_on_change(panel_sync[0])
     pydoc.on_change(sync)
+
+
+_IMMUTABLE = (str, int, float, bool, type(None))
+
+
+def remember_defaults() -> None:
+    """Bokeh works out a property's default each time a property not set is read: the class's
+    overridden defaults merged over its bases, whether the default is made anew for each
+    object, and the default itself (copied, validated). Making a page object and adding its
+    layout to a document reads every property of every model, tens of thousands of times; the
+    answers depend only on the model's class. Remembered per class, for defaults that are
+    immutable values (str, numbers, None, tuples of these) and objects with no theme: anything
+    else is asked of Bokeh every time, as before. Same documents, model for model
+    (tests/ui/test_panel_private.py); measured in Pyodide in bench/pyodide_page.py."""
+    from bokeh.core.has_props import HasProps  # noqa: PLC0415
+    from bokeh.core.property.descriptors import PropertyDescriptor  # noqa: PLC0415
+
+    if getattr(PropertyDescriptor, "_lab_remembered", False):
+        return
+    merged_over_bases = HasProps._overridden_defaults.__func__
+    unstable_of = PropertyDescriptor.has_unstable_default
+    default_of = PropertyDescriptor.instance_default
+    overridden: dict[type, dict] = {}
+    unstable: dict[tuple, bool] = {}
+    stable: dict[tuple, object] = {}
+    missing = object()
+
+    def _overridden_defaults(cls):
+        found = overridden.get(cls)
+        if found is None:
+            found = overridden[cls] = merged_over_bases(cls)
+        return found
+
+    def has_unstable_default(self, obj):
+        key = (self, obj.__class__)
+        found = unstable.get(key)
+        if found is None:
+            found = unstable[key] = unstable_of(self, obj)
+        return found
+
+    def instance_default(self, obj):
+        if obj.themed_values() is not None:
+            return default_of(self, obj)
+        key = (self, obj.__class__)
+        found = stable.get(key, missing)
+        if found is missing:
+            found = default_of(self, obj)
+            if type(found) in _IMMUTABLE or (type(found) is tuple and all(type(v) in _IMMUTABLE for v in found)):
+                stable[key] = found
+        return found
+
+    HasProps._overridden_defaults = classmethod(_overridden_defaults)
+    PropertyDescriptor.has_unstable_default = has_unstable_default
+    PropertyDescriptor.instance_default = instance_default
+    PropertyDescriptor._lab_remembered = True

@@ -130,6 +130,7 @@ async def launch(page_class, host) -> None:
     from ui.app import ID_BASE, LIVE_TARGET, fresh_ids, replace_html_sanitizer  # noqa: PLC0415
 
     replace_html_sanitizer()
+    pnp.remember_defaults()  # the page object and its document in about two thirds of the time
     _reseed()
     start = host.start.to_py()
     post = _post_to(host)

@@ -1,0 +1,52 @@
+// Python in Node, restored from the built site's memory snapshot as the worker restores it:
+// times making each page object and its document (bench/pyodide_page.py runs this).
+//   node bench/pyodide_page.js <site>/pyodide/ <build-info.json> <rounds> <remember: 0|1>
+"use strict";
+const fs = require("fs");
+const path = require("path");
+const zlib = require("zlib");
+
+const [indexURL, infoPath, rounds, remember] = process.argv.slice(2);
+const snapInfo = JSON.parse(fs.readFileSync(infoPath, "utf8")).snapshot;
+const snap = require(path.join(__dirname, "..", "assets", "py-snapshot.js"));
+const read = (name) => zlib.gunzipSync(fs.readFileSync(path.join(indexURL, "..", name)));
+const heap = read(snapInfo.heap);
+const bundle = read(snapInfo.bundle);
+const info = {};
+snap.wrapCreate(() => snap.preRun(async () => new Uint8Array(bundle.buffer, bundle.byteOffset, bundle.length),
+  snapInfo.table_base, async () => {}, info));
+const { loadPyodide } = require(path.join(indexURL, "pyodide.js"));
+
+const CODE = `
+import json, time
+from ui import panel_private as pnp
+from ui.app import ID_BASE, fresh_ids, replace_html_sanitizer
+from ui.pages import PAGES, page_class
+replace_html_sanitizer()
+if ${Number(remember)}:
+    pnp.remember_defaults()
+took = {}
+for _ in range(${Number(rounds)}):
+    for info in PAGES:
+        fresh_ids(ID_BASE)
+        t0 = time.perf_counter()
+        page = page_class(info)()
+        t1 = time.perf_counter()
+        pnp.make_document(page.layout)
+        t2 = time.perf_counter()
+        took.setdefault(info.slug, []).append([(t1 - t0) * 1000, (t2 - t1) * 1000])
+json.dumps(took)
+`;
+
+(async () => {
+  const pyodide = await loadPyodide({
+    indexURL: indexURL.replace(/\/?$/, "/"), _loadSnapshot: heap,
+    jsglobals: snap.plainGlobals({ XMLHttpRequest: class XMLHttpRequest {} }), _snapshotDeserializer: snap.deserialize,
+    stdout: () => {}, stderr: (line) => process.stderr.write(line + "\n"),
+  });
+  if (info.error) throw info.error;
+  console.log(await pyodide.runPythonAsync(CODE));
+})().catch((err) => {
+  console.error(String(err && err.stack || err));
+  process.exit(1);
+});

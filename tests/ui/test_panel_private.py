@@ -1,0 +1,61 @@
+"""ui/panel_private.py's remembered Bokeh defaults: the documents every page makes are the
+same with and without them, model for model and value for value."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from sitebuild import ROOT
+
+SCRIPT = r"""
+import json, re
+from ui.app import TARGET, fresh_ids, document_json
+from ui.pages import PAGES, page_class
+from ui import panel_private
+
+def normal(x, ids):
+    # What differs between two builds in one process anyway: Bokeh ids (numbered here in order of
+    # first appearance, so the model graph must be the same), Panel's counted names, id()s in tags.
+    if isinstance(x, dict):
+        return {k: normal(v, ids) for k, v in x.items()}
+    if isinstance(x, list):
+        return [normal(v, ids) for v in x]
+    if isinstance(x, str):
+        if re.fullmatch(r"p\d+", x):
+            return "id%d" % ids.setdefault(x, len(ids))
+        named = re.fullmatch(r"([A-Za-z_]+)\d{5,}", x)
+        return named.group(1) + "#" if named else x
+    if isinstance(x, int) and not isinstance(x, bool) and x > 10**10:
+        return "python id"
+    return x
+
+def documents():
+    out = {}
+    for info in PAGES:
+        fresh_ids()
+        page = page_class(info)()
+        page.show(3)
+        out[info.slug] = normal(json.loads(document_json(page.layout, TARGET)), {})
+    return out
+
+documents()  # a first build makes a few models once
+before = documents()
+panel_private.remember_defaults()
+panel_private.remember_defaults()  # twice: once in effect
+after = documents()
+from bokeh.core.property.descriptors import PropertyDescriptor
+print(json.dumps({"same": before == after, "pages": len(before), "patched": PropertyDescriptor._lab_remembered,
+                  "differ": [s for s in before if before[s] != after[s]]}))
+"""
+
+
+def test_remembered_defaults_make_the_same_documents():
+    """Fails if remembering a default per class changes any value of any page's document (a
+    mutable default shared between models, a themed value taken for the class's)."""
+    run = subprocess.run([sys.executable, "-c", SCRIPT], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    got = json.loads(run.stdout.strip().splitlines()[-1])
+    assert got["patched"] and got["pages"] >= 7
+    assert got["same"], f"documents differ on {got['differ']}"
