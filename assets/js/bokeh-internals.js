@@ -71,16 +71,21 @@ export function releaseNow(view) {
 }
 
 // [3.9.2] Layout put off: each root view's invalidate_layout is shadowed for the duration of a restyle
-// and called once after. BokehJS lays the page out again on every change of a size; a restyle
-// makes dozens (gates' presenter restyle: 1.0-1.7 s -> 60-130 ms, measured). Fallback: with no
-// root views (node, before render) nothing is put off.
+// (or of the parts set aside joining) and called once after. BokehJS lays the page out again on
+// every change of a size; a restyle makes dozens (gates' presenter restyle: 1.0-1.7 s -> 60-130
+// ms, measured). A root's compute_layout (a resize calls it alone) waits too: a figure not yet
+// laid out cannot be measured. Nested, the outer one lays out; a view removed meanwhile is not
+// laid out. Fallback: with no root views (node, before render) nothing is put off.
 export function deferLayout(doc) {
-  const roots = rootViewsOf(doc);
+  const roots = rootViewsOf(doc).filter((v) => !Object.prototype.hasOwnProperty.call(v, "invalidate_layout"));
   const pending = new Set();
-  for (const v of roots) v.invalidate_layout = () => pending.add(v);  // shadows the prototype's
+  for (const v of roots) {  // shadows the prototype's
+    v.invalidate_layout = () => pending.add(v);
+    v.compute_layout = () => pending.add(v);
+  }
   return () => {
-    for (const v of roots) delete v.invalidate_layout;
-    for (const v of pending) v.invalidate_layout();
+    for (const v of roots) { delete v.invalidate_layout; delete v.compute_layout; }
+    for (const v of pending) if (!v.el || v.el.isConnected) v.invalidate_layout();
   };
 }
 

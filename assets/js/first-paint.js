@@ -2,7 +2,7 @@
 // stepping before Python. The document is themed, styled for this view and set to the link's
 // t before BokehJS builds a view of it: each change made after rendering cost another layout
 // and paint of the figures.
-import { allModels, decodeDocument, hold, isFigure, viewOf } from "./bokeh-internals.js";
+import { allModels, decodeDocument, deferLayout, hold, isFigure, viewOf } from "./bokeh-internals.js";
 import { $, hasClass, hasRole, presenting, twoFrames, viewClass } from "./config.js";
 import { watchFigures, nearView, holdUnseen } from "./culling.js";
 import { fontsLoaded } from "./fonts.js";
@@ -104,24 +104,33 @@ export function setAside(jsdoc, { view = state.view, present = presenting() } = 
 
 // ... and join here, one part a frame (a part's views take up to a tenth of a second to
 // build, and a step pressed meanwhile is painted in between), in their places, styled like
-// the rest, their figures held until they come near the view.
+// the rest, their figures held until they come near the view. The page is laid out once, when
+// all have joined: BokehJS lays the whole page out again each time a layout's children change,
+// which made every join a long task (gates: 12 layouts of the page after its first plot, each
+// longer than the part's own views; measured with their calls counted, bench/jank.py for the
+// tasks). The parts join below the first main view, out of sight, meanwhile.
 async function joinRest(jsdoc, rest) {
   if (!rest.length) { timings.joined = performance.now(); return; }
-  for (const [parent, children, kept] of rest) {
-    const shown = new Set(kept);
-    for (const kid of children) {
-      if (shown.has(kid)) continue;
-      await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));  // after a paint
-      watchFigures(jsdoc);  // the figures joined a frame ago paint once near the view
-      shown.add(kid);
-      const wasApplying = player.applying;
-      player.applying = true;
-      try { parent.children = children.filter((k) => shown.has(k)); } finally { player.applying = wasApplying; }
-      holdUnseen(jsdoc);
-      styleDoc(jsdoc);
+  const layoutOnce = deferLayout(jsdoc);
+  try {
+    for (const [parent, children, kept] of rest) {
+      const shown = new Set(kept);
+      for (const kid of children) {
+        if (shown.has(kid)) continue;
+        await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));  // after a paint
+        shown.add(kid);
+        const wasApplying = player.applying;
+        player.applying = true;
+        try { parent.children = children.filter((k) => shown.has(k)); } finally { player.applying = wasApplying; }
+        holdUnseen(jsdoc);
+        styleDoc(jsdoc);
+      }
     }
+    await twoFrames();  // BokehJS builds the new views asynchronously
+  } finally {
+    layoutOnce();
   }
-  await twoFrames();  // BokehJS builds the new views asynchronously
+  await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
   watchFigures(jsdoc);
   player.describe();
   label(jsdoc);

@@ -107,7 +107,7 @@ export function fitPresenter(full) {
   if (fitting) { fitAgain = true; return fitting; }
   fitting = (async () => {
     await fontsLoaded();  // measured in the font the page is drawn in
-    if (state.mainAside) await state.joined.catch(() => {});  // every main view is built
+    await state.joined.catch(() => {});  // every part built and the page laid out (first-paint.js)
     do {
       fitAgain = false;
       const fullNow = fitFull || state.scale === null;

@@ -7,7 +7,7 @@ import { decodeDocument, deferLayout, hold, releaseNow, setMarkup, viewOf } from
 
 function rootView(doc, views = new Map()) {
   const calls = [];
-  const proto = { invalidate_layout() { calls.push("layout"); } };
+  const proto = { invalidate_layout() { calls.push("layout"); }, compute_layout() { calls.push("compute"); } };
   const v = Object.create(proto);
   Object.assign(v, { model: { document: doc }, owner: { find_one: (m) => views.get(m) || null }, calls });
   return v;
@@ -25,6 +25,30 @@ test("a restyle's many size changes lay the page out once, after", () => {
   assert.equal(Object.hasOwn(mine, "invalidate_layout"), false);  // the prototype's again
   delete globalThis.window;
   assert.doesNotThrow(() => deferLayout(doc)());  // no BokehJS (node, before render): nothing put off
+});
+
+test("nested, the outer deferral lays out; a resize's layout waits too; a removed view is not laid out", () => {
+  const doc = {};
+  const mine = rootView(doc);
+  globalThis.window = { Bokeh: { index: [mine] } };
+  const outer = deferLayout(doc);  // the parts set aside joining
+  const inner = deferLayout(doc);  // a restyle meanwhile
+  mine.invalidate_layout();
+  inner();
+  assert.deepEqual(mine.calls, []);  // still put off: the joins go on
+  mine.compute_layout();  // a ResizeObserver's: a figure not laid out yet cannot be measured
+  assert.deepEqual(mine.calls, []);
+  outer();
+  assert.deepEqual(mine.calls, ["layout"]);
+  assert.equal(Object.hasOwn(mine, "compute_layout"), false);
+  const gone = rootView(doc);
+  gone.el = { isConnected: false };  // the page built ahead of time, swapped for the live one
+  window.Bokeh.index = [gone];
+  const done = deferLayout(doc);
+  gone.invalidate_layout();
+  done();
+  assert.deepEqual(gone.calls, []);
+  delete globalThis.window;
 });
 
 test("a model's view is found through the root views and remembered while on the page", () => {
