@@ -112,7 +112,7 @@ function progressed(message) {
   if (message.snapshot) timings.pyodide = timings.packages;
   timings.snapshot = Boolean(message.snapshot);
   timings.worker = Object.fromEntries(Object.entries(message.marks || {}).map(([k, v]) => [k, v - performance.timeOrigin]));
-  stage("start", `${waitingFor()}starting the simulator`, "", 0.85);
+  stage("start", waitingFor(), "starting the simulator", 0.85);
 }
 const AGAIN = "Reload the page. If it keeps failing, the site copy is incomplete: rebuild it (`make build`) or ask whoever hosts it.";
 function failed(message) {
