@@ -228,7 +228,10 @@ class ExerciseBox:
         page.param.watch(self._other_setting, [n for n in page.settings() if n != "exercise"])
         self.feedback = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10),
                                      styles={"font-weight": "bold"})
-        self.steps = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10))
+        # a line's room at least: the page built ahead of time has its folded working there, and
+        # the box keeps its height when Python takes over (an embed's frame too)
+        self.steps = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10),
+                                  styles={"min-height": "1lh"})
         self.verdict = ""
         self.answer.param.watch(self._typing, "value_input")
         self.answer.param.watch(self._entered, "value")

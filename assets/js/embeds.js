@@ -4,16 +4,37 @@
 // opens the whole page (the lesson text, the settings, other pages).
 import { $, embedded } from "./config.js";
 
+//
+// Only final heights are sent, once per change of what the page shows: none while the page
+// built ahead of time is still being put together (its parts join one a frame: running-sum sent
+// four heights in a second, gates a dozen); after that, a height once it has held for two
+// frames (BokehJS lays a changed layout out over a few), and only if it differs from the last.
 const inFrame = () => embedded() && window.parent !== window;
+const heightNow = () => Math.ceil(document.querySelector(".lab-main").getBoundingClientRect().height);
 let lastHeight = 0;
+let settled = false;  // the page is whole (settleHeight)
+let watching = false;  // a height is being watched until it holds
 
 export function postHeight() {
-  if (!inFrame()) return;
-  const h = Math.ceil(document.querySelector(".lab-main").getBoundingClientRect().height);
-  if (h && h !== lastHeight) {
-    lastHeight = h;
-    window.parent.postMessage({ type: "lab-height", height: h, href: location.href }, "*");
-  }
+  if (!inFrame() || !settled || watching) return;
+  watching = true;
+  let seen = heightNow();
+  const check = () => requestAnimationFrame(() => requestAnimationFrame(() => {
+    const h = heightNow();
+    if (h !== seen) { seen = h; check(); return; }
+    watching = false;
+    if (h && h !== lastHeight) {
+      lastHeight = h;
+      window.parent.postMessage({ type: "lab-height", height: h, href: location.href }, "*");
+    }
+  }));
+  check();
+}
+
+// Every part of the page is on screen (main.js, once they have joined): heights from now on.
+export function settleHeight() {
+  settled = true;
+  postHeight();
 }
 
 export const HOST_SNIPPET = `<script>

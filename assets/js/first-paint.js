@@ -46,7 +46,7 @@ export async function showPrerendered() {
   afterRender(jsdoc);
   if (state.ownSettings) document.body.classList.add("lab-waiting");
   else enableTransport(true);
-  stage("rest", `${waitingFor()}the rest of the page is being built`, "", 0.02);
+  stage("rest", waitingFor(), "building the rest of the page", 0.02);
   watchFigures(jsdoc);
   // The plots are on screen once the frame after them has been painted.
   requestAnimationFrame(() => requestAnimationFrame(() => { timings.firstPlot = performance.now(); }));

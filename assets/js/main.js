@@ -12,7 +12,7 @@
 import { kids, viewNames } from "./arrange.js";
 import { viewOf } from "./bokeh-internals.js";
 import { watchPrinting } from "./culling.js";
-import { watchEmbed } from "./embeds.js";
+import { settleHeight, watchEmbed } from "./embeds.js";
 import { showPrerendered } from "./first-paint.js";
 import { fontsLoaded } from "./fonts.js";
 import { typeset } from "./formulas.js";
@@ -60,4 +60,4 @@ pageScripts.then(showPrerendered)
   .catch((err) => console.error("first paint:", err))
   .then(() => { describePage(); return state.joined; })
   .catch((err) => console.error("first paint:", err))
-  .then(() => typeset());
+  .then(() => { settleHeight(); typeset(); });

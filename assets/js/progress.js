@@ -1,5 +1,5 @@
-// Start-up progress: the staged line above the figures (what Python is doing, with bytes and
-// wheels counted as they arrive), and the box that says what failed and what still works.
+// Start-up progress: the line over the screen's bottom edge (what Python is doing, with bytes
+// and wheels counted as they arrive; it takes no room, so nothing moves when it goes), and the box that says what failed and what still works.
 import { $, pageConfig } from "./config.js";
 import { state } from "./state.js";
 
@@ -12,9 +12,11 @@ export function stage(name, label, figures, fraction) {
   $("lab-figures").textContent = figures || "";
   if (fraction !== undefined) $("lab-bar").style.width = `${Math.round(100 * Math.min(1, fraction))}%`;
 }
+// In plain words, what the user waits for (the plots already step); what Python is doing, in
+// numbers, follows it in a quieter type (lab-figures).
 export const waitingFor = () => state.ownSettings
-  ? "This link's own settings are shown once Python has started: "
-  : "The plots work now; the settings respond once Python has started: ";
+  ? "Getting this link's own settings ready…"
+  : "Getting the settings ready…";
 
 // Python could not start. With the page built ahead of time on screen, say what still works.
 export function fail(what, todo, detail) {
@@ -64,10 +66,10 @@ export const counted = { core: 0, wheels: 0, wheelFiles: 0 };
 export function progressRuntime() {
   const snap = pageConfig().worker && pageConfig().worker.snapshot;
   const total = pageConfig().sizes.core + (snap ? snap.heap_gzip_bytes + snap.bundle_gzip_bytes : 0);
-  stage("runtime", `${waitingFor()}downloading the Python runtime`, `${MB(counted.core)} / ${MB(total)} MB`, 0.45 * counted.core / total);
+  stage("runtime", waitingFor(), `downloading the Python runtime ${MB(counted.core)} / ${MB(total)} MB`, 0.45 * counted.core / total);
 }
 export function progressPackages() {
   const sizes = pageConfig().sizes, n = sizes.count;
-  stage("packages", `${waitingFor()}installing packages`, `${Math.min(counted.wheelFiles, n)} / ${n} · ${MB(counted.wheels)} / ${MB(sizes.wheels)} MB`,
+  stage("packages", waitingFor(), `installing packages ${Math.min(counted.wheelFiles, n)} / ${n} · ${MB(counted.wheels)} / ${MB(sizes.wheels)} MB`,
     0.45 + 0.35 * counted.wheelFiles / n);
 }

@@ -14,7 +14,8 @@
 // kept: the next run starts from what the user set last, never from a queue of stale ones.
 import { applyPatch, createPatch } from "./bokeh-internals.js";
 import { showComputing, hideComputing } from "./computing.js";
-import { $, contract, pageConfig } from "./config.js";
+import { contract, pageConfig } from "./config.js";
+import { showOnPlots } from "./hint.js";
 import { notice, writeUrl } from "./link.js";
 import { player } from "./player.js";
 import { counted, fail, progressPackages, progressRuntime, stage, waitingFor } from "./progress.js";
@@ -82,10 +83,7 @@ function patched(message) {
   patching += 1;
   try { applyPatch(live, message.patch, message.buffers); } finally { patching -= 1; }
   if (message.refresh) player.refresh();
-  if (message.seek !== undefined && message.seek !== null) {  // "Show it on the plots"
-    player.seek(message.seek);
-    $("lab-app").scrollIntoView({ behavior: "smooth", block: "start" });
-  }
+  if (message.seek !== undefined && message.seek !== null) showOnPlots(message.seek);  // hint.js
 }
 async function rendered(message) {
   const jsdoc = message.adopted ? player.doc : await renderLive(message.doc);
@@ -112,7 +110,7 @@ function progressed(message) {
   if (message.snapshot) timings.pyodide = timings.packages;
   timings.snapshot = Boolean(message.snapshot);
   timings.worker = Object.fromEntries(Object.entries(message.marks || {}).map(([k, v]) => [k, v - performance.timeOrigin]));
-  stage("start", `${waitingFor()}starting the simulator`, "", 0.85);
+  stage("start", waitingFor(), "starting the simulator", 0.85);
 }
 const AGAIN = "Reload the page. If it keeps failing, the site copy is incomplete: rebuild it (`make build`) or ask whoever hosts it.";
 function failed(message) {

@@ -19,12 +19,12 @@ test("the runtime's download and the packages are counted in MB and wheels, on o
   counted.core = 2_500_000;
   progressRuntime();
   assert.equal(state.stage, "runtime");
-  assert.match(elements["lab-stage"].textContent, /^The plots work now; the settings respond once Python has started: downloading the Python runtime$/);
-  assert.equal(elements["lab-figures"].textContent, "2.5 / 10.0 MB");
+  assert.equal(elements["lab-stage"].textContent, "Getting the settings ready…");  // in plain words
+  assert.equal(elements["lab-figures"].textContent, "downloading the Python runtime 2.5 / 10.0 MB");
   assert.equal(elements["lab-bar"].style.width, "11%");  // 0.45 * 2.5 / 10
   counted.wheelFiles = 5; counted.wheels = 4_000_000;
   progressPackages();
-  assert.equal(elements["lab-figures"].textContent, "5 / 10 · 4.0 / 20.0 MB");
+  assert.equal(elements["lab-figures"].textContent, "installing packages 5 / 10 · 4.0 / 20.0 MB");
   assert.equal(elements["lab-bar"].style.width, "63%");  // 0.45 + 0.35 * 5 / 10
   stage("done", "Ready", "", 1);
   assert.deepEqual([elements["lab-stage"].textContent, elements["lab-bar"].style.width], ["Ready", "100%"]);

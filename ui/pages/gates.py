@@ -25,7 +25,6 @@ from ui.views import gates as gv
 GATED_RULES = ("linear", "retnet", "mamba2", "gla", "deltanet", "gated_deltanet", "kda")
 MORE_RULES = ("rwkv7", "rwkv6", "deltaproduct", "log_linear", "mamba1")
 ALL_RULES = GATED_RULES + MORE_RULES
-DELTA_RULES = ("deltanet", "gated_deltanet", "kda", "rwkv7", "deltaproduct")  # they erase
 LABELS = {**{name: sim.RULE_INFO[name].label for name in GATED_RULES},
           **{name: sim.MORE_RULE_INFO[name].label for name in MORE_RULES},
           "log_linear": "Log-linear attention", "mamba1": "Mamba-1"}  # short: a heatmap's title
@@ -77,7 +76,7 @@ class GatesPage(Page):
     level_ratio = param.Number(0.5, bounds=(0.0, 2.0), step=0.05, doc="r = 1 is Mamba-2",
                                label="Level weights λ = r^ℓ (log-linear)")
     inspect = param.Selector(default="auto", label="Take apart the update of", objects={
-        "first delta rule shown": "auto", **{LABELS[n]: n for n in DELTA_RULES}})
+        "first delta rule shown": "auto", **{LABELS[n]: n for n in gv.DELTA_RULES}})
     seed = param.Integer(0, bounds=(0, 2**31 - 1), label="Seed")
     exercise = exercise_setting()
 
@@ -113,8 +112,7 @@ class GatesPage(Page):
         # the newest (overwrite: the rewritten key's latest value; else the pair just written).
         old_q, old_target = np.repeat(k[:1], T, axis=0), np.repeat(v[:1], T, axis=0)
         new_q, new_target = (stream.q, stream.targets) if self.stream == "overwrite" else (k, v)
-        inspected = (self.inspect if self.inspect != "auto"
-                     else next((r for r in rules if r in DELTA_RULES), "deltanet"))
+        inspected = gv.inspected_rule(self)
         kwargs, traces, norms, errors, errors_old, inputs = {}, {}, {}, {}, {}, {}
         for rule in dict.fromkeys([*rules, inspected]):
             *inputs[rule], kwargs[rule] = gv.rule_run(self, rule, k, v, gates)
@@ -203,15 +201,16 @@ class GatesPage(Page):
 
     def body(self) -> pn.viewable.Viewable:
         w = {"width": 220}
-        # A rule's own setting shows only while that rule is compared (RetNet's γ by default).
+        # A rule's own setting shows only while that rule is compared (RetNet's γ by default),
+        # α only while a rule reads it (gv.applies).
         own = {n: self.widget(n, pn.widgets.IntSlider if n == "householder_steps" else
-                              pn.widgets.FloatSlider, **w) for n in gv.OWN_SETTINGS}
+                              pn.widgets.FloatSlider, **w) for n in (*gv.OWN_SETTINGS, "decay")}
 
         def shown(*_events) -> None:
             for name, widget in own.items():
-                widget.visible = bool(set(gv.OWN_SETTINGS[name]) & set(self.rules))
+                widget.visible = gv.applies(self, name)
 
-        shown(), self.param.watch(shown, "rules")
+        shown(), self.param.watch(shown, ["rules", "inspect"])
         controls = pn.FlexBox(
             self.widget("rules", pn.widgets.MultiChoice, max_items=MAX_RULES,
                         placeholder="Add a rule to compare",  # its text box's name too (was "null")
@@ -220,8 +219,8 @@ class GatesPage(Page):
             self.widget("d", pn.widgets.IntSlider, **w),
             self.widget("tokens", pn.widgets.IntSlider, **w),
             own["retnet_decay"],
-            *(self.widget(n, pn.widgets.FloatSlider, **w) for n in ("decay", "write_strength")),
-            *(widget for name, widget in own.items() if name != "retnet_decay"),
+            own["decay"], self.widget("write_strength", pn.widgets.FloatSlider, **w),
+            *(widget for name, widget in own.items() if name not in ("retnet_decay", "decay")),
             self.widget("normalize_keys", pn.widgets.Checkbox, **w),
             self.widget("data_dependent_gates", pn.widgets.Checkbox, **w),
             self.widget("seed", pn.widgets.IntInput, width=120),

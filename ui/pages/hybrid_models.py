@@ -24,7 +24,7 @@ import panel as pn
 from sim import cache, hf_config
 from ui.fmt import plain
 from ui.page import SETTINGS_ERRORS
-from ui.theme import style_widget
+from ui.theme import group_label, style_widget
 from ui.urlstate import MAX_VALUE
 from ui.views.hybrid import format_model_json
 
@@ -96,8 +96,7 @@ class ConfigImport:
                                                 value="a", color="primary", variant="outline",
                                                 width=220)
         self.button = pn.widgets.Button(label="Read config.json", color="primary", width=200)
-        self.report = pn.pane.HTML("", sizing_mode="stretch_width", max_width=760,
-                                   margin=(0, 10))
+        self.report = pn.pane.HTML("", sizing_mode="stretch_width", max_width=760, margin=(0, 10))
         self.button.on_click(lambda _e: self.read(self.box.value))
         self.file.param.watch(lambda e: self.read_file(e.new), "value")
         self.widgets = [style_widget(w) for w in (self.box, self.file, self.slot, self.button)]
@@ -140,7 +139,8 @@ class ConfigImport:
     def panel(self) -> pn.Column:
         return pn.Column(pn.pane.HTML(CONFIG_HINT, sizing_mode="stretch_width", max_width=760,
                                       margin=(0, 10), styles={"font-size": "0.85em"}),
-                         self.box, self.file, pn.Row(self.slot, self.button), self.report,
+                         self.box, self.file, group_label("Show the model read from it"),
+                         self.slot, self.button, self.report,  # one a row (461 px on a phone)
                          sizing_mode="stretch_width")
 
 
@@ -245,6 +245,6 @@ class CustomModelBoxes:
                                                      max_width=760, margin=(0, 10),
                                                      styles={"font-size": "0.85em"}),
                            pn.pane.Bokeh(self.editor_message), apply, sizing_mode="stretch_width")
-        return style_widget(pn.Tabs(("Model description (JSON)", editor), (
+        return style_widget(pn.Tabs(("Model as JSON", editor), (
             "Hugging Face config.json", self.importer.panel()), sizing_mode="stretch_width",
             css_classes=["lab-secondary"]))

@@ -443,6 +443,30 @@ PART_TITLES = {  # erased, written, read-back
 }
 RATE_SPREAD = 0.1  # RWKV-7's in-context rate a, drawn per token and channel: a + 0.1 ε in [0, 1]
 DELTA_GATED = ("deltanet", "gated_deltanet", "kda")  # sim.RULES that take β
+DELTA_RULES = (*DELTA_GATED, "rwkv7", "deltaproduct")  # they erase: one update can be taken apart
+ALPHA_MORE = ("deltaproduct", "log_linear", "mamba1")  # sim.MORE_RULES that take the page's α
+
+
+def inspected_rule(page) -> str:
+    """The delta rule whose update is taken apart: the chosen one, else the first compared
+    (DeltaNet, run on the side, when none is)."""
+    return (page.inspect if page.inspect != "auto"
+            else next((r for r in page.rules if r in DELTA_RULES), "deltanet"))
+
+
+def applies(page, name: str) -> bool:
+    """Whether setting ``name`` changes the picture now (it is hidden otherwise): a rule's own
+    setting while the rule is compared; the decay gate α while a rule that reads it is compared
+    or taken apart (``rule_run``: sim's α-shaped rules and ALPHA_MORE; not linear attention,
+    RetNet's fixed γ, DeltaNet or RWKV's own w)."""
+    import sim  # noqa: PLC0415
+
+    if name in OWN_SETTINGS:
+        return bool(set(OWN_SETTINGS[name]) & set(page.rules))
+    if name == "decay":
+        return any(r in ALPHA_MORE or (r in sim.RULE_INFO and sim.RULE_INFO[r].alpha_shape)
+                   for r in (*page.rules, inspected_rule(page)))
+    return True
 
 
 def draw_page_gates(page, T: int) -> dict[str, np.ndarray]:

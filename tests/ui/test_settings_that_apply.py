@@ -1,0 +1,93 @@
+"""Settings that do not apply are hidden or disabled with the reason (issue 20, "No dead ends").
+
+"Key correlation ρ" once stayed active with orthonormal keys, RetNet's γ without RetNet and
+gates' decay gate α with no rule that reads it: a student moved them and nothing happened.
+Guarded here on every page, for its defaults and for each other choice of each of its choices
+(selectors and switches): every setting shown (it and every layout around it visible) and
+enabled changes what the page draws when it is changed.
+"""
+
+from __future__ import annotations
+
+import panel as pn
+import param
+import pytest
+from helpers import other_values, picture, same
+
+from ui.pages import PAGES, page_class
+
+CLASSES = {info.slug: page_class(info) for info in PAGES}
+# Applies another way: hybrid's custom model (its JSON box) is shown by "Apply and show as
+# model A", whichever model is chosen.
+OWN_BUTTON = {("hybrid", "custom")}
+# Not yet hidden (issue 20, left open): hybrid's state dtype with two models without a fixed
+# state (Llama-3-8B against Llama-3-8B). When it is, this set empties.
+KNOWN = {("hybrid", "{'model_a': 'llama-3-8b'}", "state_dtype")}
+
+
+def shown_settings(page) -> list[str]:
+    """The settings whose widget is on screen and enabled, in the layout's order."""
+    by_label = {page.label(name): name for name in page.settings()}
+    out = []
+
+    def walk(obj, visible: bool) -> None:
+        visible = visible and bool(getattr(obj, "visible", True))
+        if isinstance(obj, pn.widgets.Widget) and visible and not getattr(obj, "disabled", False):
+            name = by_label.get(getattr(obj, "name", None))
+            if name and name not in out:
+                out.append(name)
+        for child in getattr(obj, "objects", []) or []:
+            walk(child, visible)
+        if isinstance(obj, pn.Tabs):  # a tab's content is there behind its title
+            return
+
+    walk(page.layout, True)
+    return out
+
+
+def looks(page) -> dict:
+    return {**picture(page), "csv": page.csv()}
+
+
+def choices(cls) -> list[dict]:
+    """The defaults, then other values of each selector and switch, one at a time."""
+    page = cls()
+    out = [{}]
+    for name in page.settings():
+        p = page.param[name]
+        if name != "exercise" and isinstance(p, (param.Selector, param.Boolean)):
+            values = other_values(page, name)  # the nearest, and the last (gates: fewer rules)
+            out += [{name: v} for v in [*values[:3], *values[3:][-1:]]]
+    return out
+
+
+@pytest.mark.parametrize("slug", list(CLASSES))
+def test_every_setting_shown_changes_the_picture(build, slug):
+    cls, idle = CLASSES[slug], []
+    for settings in choices(cls):
+        try:
+            page = build(cls, **settings)
+        except ValueError:
+            continue  # a choice that cannot run with the defaults (refused with a reason)
+        if page.notice:
+            continue
+        page.show(min(3, page.run.t_max))
+        for name in shown_settings(page):
+            if name in cls.no_recompute or (slug, name) in OWN_BUTTON:
+                continue
+            before, was = looks(page), getattr(page, name)
+            changed = False
+            for value in other_values(page, name)[:2]:
+                try:
+                    setattr(page, name, value)
+                except ValueError:
+                    continue
+                changed = bool(page.notice) or not same(looks(page), before)
+                page.notice = ""
+                if changed:
+                    break
+            setattr(page, name, was)
+            if not changed:
+                idle.append((slug, str(settings), name))
+    known = {k for k in KNOWN if k[0] == slug}
+    assert set(idle) == known, f"{slug}: shown and enabled, but changing them changes nothing: {idle}"
