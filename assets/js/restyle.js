@@ -58,6 +58,7 @@ export function restyle(doc, theme, present, opts) {
   try {
     arrange(doc, layoutWanted(doc, present, opts));
     paint(doc, theme, c, f);
+    shareScales(doc, present);
     fitTexts(doc, f, present);
   } finally {
     player.applying = wasApplying;
@@ -156,6 +157,29 @@ function paint(doc, theme, c, f) {
         if (m.styles["font-size"] !== want) m.styles = Object.assign({}, m.styles, { "font-size": want });
       }
     }
+  }
+}
+
+// Heatmaps side by side on one colour scale (gates' states: one scale for every rule), in the
+// presenter view: one y axis (the first's) and one colour bar (the last's) for the row, so their
+// cells have the room for numbers read from afar (four in a row had cells 44 px wide).
+const barOf = (fig) => (fig.right || []).find((r) => r && "color_mapper" in r && "major_label_text_color" in r);
+const isHeatmap = (m) => isFigure(m) && (m.renderers || []).some((r) => r.glyph && r.glyph.type === "Image");
+function shareScales(doc, present) {
+  for (const row of allModels(doc)) {
+    if (!("children" in row)) continue;
+    const maps = kids(row).filter((k) => isHeatmap(k) && k.visible && barOf(k));
+    const same = (k) => { const a = barOf(k).color_mapper, b = barOf(maps[0]).color_mapper, y = (m) => m.y_range.start - m.y_range.end;
+      return a.low === b.low && a.high === b.high && y(k) === y(maps[0]) && k.yaxis?.[0]?.axis_label === maps[0].yaxis?.[0]?.axis_label; };
+    const shared = present && maps.length >= 3 && maps.every(same);
+    maps.forEach((k, i) => {
+      const bar = barOf(k), axis = (k.left || [])[0];
+      const hideBar = shared && i < maps.length - 1, hideAxis = shared && i > 0;
+      base(bar, "visible"), base(k, "min_border_right");
+      set(bar, "visible", hideBar ? false : base(bar, "visible"));
+      if (typeof base(k, "min_border_right") === "number") set(k, "min_border_right", hideBar ? 8 : base(k, "min_border_right"));
+      if (axis) set(axis, "visible", hideAxis ? false : base(axis, "visible"));
+    });
   }
 }
 
