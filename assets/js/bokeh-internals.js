@@ -76,7 +76,7 @@ export function releaseNow(view) {
 export function laidOut(model) {
   const v = viewOf(model), box = v && v.bbox, frame = v && v.frame && v.frame.bbox;
   return box && frame && frame.width > 0 && frame.height > 0
-    ? { width: box.width, height: box.height, frameWidth: frame.width, frameHeight: frame.height } : null;
+    ? { width: box.width, height: box.height, frameWidth: frame.width, frameHeight: frame.height, frameLeft: frame.left } : null;
 }
 
 // [3.9.2] Layout put off: each root view's invalidate_layout is shadowed for the duration of a restyle

@@ -101,7 +101,8 @@ function paint(doc, theme, c, f) {
       const w = planned && was && was.width < planned - 2 ? was.width : planned;  // a fluid figure may get less
       if (title && title.text) {
         let px = 14 * Math.min(f.font, 0.45 + f.size);
-        if (w && f.size !== 1) px = Math.max(12, Math.min(px, (w - 12) / textWidth(title.text, 1, true)));
+        // (it starts where the frame does, after the y axis)
+        if (w && f.size !== 1) px = Math.max(12, Math.min(px, (w - 8 - (was ? was.frameLeft : 40)) / textWidth(title.text, 1, true)));
         set(title, "text_font_size", `${Math.round(px)}px`);
       }
       set(m, "background_fill_color", c.background);
@@ -152,6 +153,7 @@ function paint(doc, theme, c, f) {
     } else if (m.type === "Div" && m.styles && !(m.styles instanceof Map) && typeof base(m, "styles") === "object") {
       // a readout with its own type size (a caption): larger in the presenter view
       const b = base(m, "styles"), px = b && parseFloat(b["font-size"]);
+      if (typeof base(m, "width") === "number") scaled(m, "width", f.font > 1 ? f.font * 0.8 : 1);  // its text grows
       if (px && String(b["font-size"]).endsWith("px")) {
         const want = `${Math.round(px * (f.font > 1 ? f.font * 0.8 : 1))}px`;
         if (m.styles["font-size"] !== want) m.styles = Object.assign({}, m.styles, { "font-size": want });

@@ -41,7 +41,8 @@ SCENE_JS = """() => {
     if (!('renderers' in m && 'toolbar' in m)) continue;
     const title = (m.title && m.title.text) || '';
     figs.push({title, inView: inView(r)});
-    if (title && width(title, m.title.text_font_size, true) > r.width) clipped.push(`title "${title}"`);
+    const left = v.frame && v.frame.bbox ? v.frame.bbox.left : 0;  // a title starts where the frame does
+    if (title && width(title, m.title.text_font_size, true) > r.width - left) clipped.push(`title "${title}"`);
     for (const [side, room] of [['left', r.height], ['right', r.height], ['below', r.width], ['above', r.width]]) {
       for (const a of m[side] || []) {
         if (a && a.visible !== false && a.axis_label && width(a.axis_label, a.axis_label_text_font_size) > room) clipped.push(`axis label "${a.axis_label}" of "${title}"`);
