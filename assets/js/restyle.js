@@ -153,7 +153,6 @@ function paint(doc, theme, c, f) {
     } else if (m.type === "Div" && m.styles && !(m.styles instanceof Map) && typeof base(m, "styles") === "object") {
       // a readout with its own type size (a caption): larger in the presenter view
       const b = base(m, "styles"), px = b && parseFloat(b["font-size"]);
-      if (typeof base(m, "width") === "number") scaled(m, "width", f.font > 1 ? f.font * 0.8 : 1);  // its text grows
       if (px && String(b["font-size"]).endsWith("px")) {
         const want = `${Math.round(px * (f.font > 1 ? f.font * 0.8 : 1))}px`;
         if (m.styles["font-size"] !== want) m.styles = Object.assign({}, m.styles, { "font-size": want });
