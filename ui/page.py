@@ -24,6 +24,7 @@ import panel as pn
 import param
 from bokeh.models import ColumnDataSource, Div
 
+from ui.contract import VIEW_PREFIX
 from ui.csvfile import to_csv
 from ui.exercises import ExerciseBox
 from ui.fmt import plain as text
@@ -61,6 +62,12 @@ class Page(param.Parameterized):
     only_with: ClassVar[dict[str, dict[str, Any]]] = {}
     examples: ClassVar[dict[str, list]] = {}
     no_recompute: ClassVar[tuple[str, ...]] = ("exercise",)  # settings that change no run
+    # The page's named views, in page order: name -> what it shows, in words (?view=<name>,
+    # Share's picker); the parts are marked with ``view_class(name)``. ``scenes``: those the
+    # presenter view offers on keys 1-9, in key order (None: every named view). Written into
+    # the page's lab-config (ui.urlstate.link_contract): the shell keeps no list of its own.
+    named_views: ClassVar[dict[str, str]] = {}
+    scenes: ClassVar[tuple[str, ...] | None] = None
 
     notice = param.String("", precedence=-1, doc="A message for the user (plain text)")
 
@@ -103,6 +110,19 @@ class Page(param.Parameterized):
 
     def body(self) -> pn.viewable.Viewable:
         raise NotImplementedError
+
+    @classmethod
+    def view_class(cls, name: str) -> str:
+        """The class that marks the part ``?view=<name>`` shows: a view the page names."""
+        if name not in cls.named_views:
+            raise KeyError(f"{cls.__name__} names no view {name!r} (named_views: "
+                           f"{', '.join(cls.named_views) or 'none'})")
+        return VIEW_PREFIX + name
+
+    @classmethod
+    def scene_names(cls) -> list[str]:
+        """The presenter view's scenes (keys 1-9), in key order."""
+        return list(cls.named_views if cls.scenes is None else cls.scenes)
 
     # Settings -------------------------------------------------------------------------------
     @classmethod

@@ -20,6 +20,7 @@ from urllib.parse import parse_qsl, urlencode
 
 import param
 
+from ui.contract import VIEW_PREFIX
 from ui.fmt import plain as text
 
 # The keys of a link that are not settings: the player's and the shell's, with what each
@@ -49,18 +50,27 @@ MAX_NAMED = 3  # unknown keys named in one sentence
 def link_contract(page) -> dict:
     """What a link of ``page`` may hold, for the shell (lab-config's ``link``): the shell keys
     and what they accept, the settings' link keys and their defaults (the page built ahead of
-    time shows those), and the page's named views."""
+    time shows those), the page's named views with their names in words, and which of them
+    are the presenter view's scenes (keys 1-9), in key order."""
     return {"shell": SHELL_KEYS, "settings": sorted(_keys(page)), "defaults": to_query(page),
-            "views": view_names(page), "max_notices": MAX_NOTICES, "max_value_shown": 40}
+            "views": view_names(page), "view_labels": dict(page.named_views),
+            "scenes": page.scene_names(),
+            "max_notices": MAX_NOTICES, "max_value_shown": 40}
 
 
 def view_names(page) -> list[str]:
-    """The page's named views (``css_classes`` "lab-view-<name>"), in page order."""
+    """The page's named views (``Page.named_views``), in page order."""
+    return list(page.named_views)
+
+
+def marked_views(page) -> list[str]:
+    """The views the page's layout marks (``css_classes`` VIEW_PREFIX + a name), in page order:
+    the tests check that they are the views the page names."""
     names: list[str] = []
     for obj in page.layout.select(lambda o: bool(getattr(o, "css_classes", None))):
         for cls in obj.css_classes:
-            if cls.startswith("lab-view-") and cls[9:] not in names:
-                names.append(cls[9:])
+            if cls.startswith(VIEW_PREFIX) and cls[len(VIEW_PREFIX):] not in names:
+                names.append(cls[len(VIEW_PREFIX):])
     return names
 
 

@@ -22,22 +22,24 @@ export function viewNames(doc) {
   for (const m of allModels(doc)) for (const cls of m.css_classes || []) if (cls.startsWith(prefix)) names.add(cls.slice(prefix.length));
   return [...names];
 }
-// show: the parts a view is made of (null: the whole page); hide: the parts it leaves out.
-// Settings unfolded are shown beside a named or main view.
+// show: the parts a view is made of (null: the whole page); hide: the parts it leaves out;
+// keep: a part never left out. Settings unfolded are shown beside a named or main view. A named
+// view in the presenter view (a scene) shows its part, secondary or not (?present=1&view=cost,
+// a secondary part, had shown nothing); what it may leave out is inside it, never itself.
 export function layoutWanted(doc, present, opts) {
-  const r = roles(), hide = [];
+  const r = roles(), hide = [], keep = [];
   let show = null;
-  if (opts.view && viewNames(doc).includes(opts.view)) show = [viewClass(opts.view)];
+  if (opts.view && viewNames(doc).includes(opts.view)) keep.push(...(show = [viewClass(opts.view)]));
   else if (present && allModels(doc).some((m) => hasRole(m, "main_view"))) show = [r.main_view];
-  if (present && !opts.print) hide.push(r.secondary);
+  if (present && !opts.print && !keep.length) hide.push(r.secondary);
   if (present && opts.drop && !opts.print) hide.push(r.present_drop);  // a screen too small for all
   if ((present || opts.fold || opts.print || show) && !opts.settings) hide.push(r.controls);
   else if (show) show.push(r.controls);
   if (opts.print) hide.push(r.no_print);
-  return { show, hide };
+  return { show, hide, keep };
 }
 const hiddenByView = new WeakSet();
-export function arrange(doc, { show, hide }) {
+export function arrange(doc, { show, hide, keep = [] }) {
   const within = new Map();  // model -> holds a model marked with one of `show`
   const marked = (m) => show.some((cls) => hasClass(m, cls));
   const holds = (m) => {
@@ -49,7 +51,7 @@ export function arrange(doc, { show, hide }) {
     else if (on && hiddenByView.has(m)) { hiddenByView.delete(m); m.visible = true; }
   };
   const walk = (m, inside) => {
-    let on = !hide.some((cls) => hasClass(m, cls));
+    let on = keep.some((cls) => hasClass(m, cls)) || !hide.some((cls) => hasClass(m, cls));
     if (on && show && !inside) {
       if (marked(m)) inside = true;
       else on = holds(m);

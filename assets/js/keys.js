@@ -1,8 +1,9 @@
 // The keyboard: each keypress does one thing. A focused control keeps the keys it uses
 // itself: text fields and lists every key, sliders and radio groups the arrows, Home/End, Page
 // keys and Space, buttons Space and Enter.
-import { $ } from "./config.js";
+import { $, presenting } from "./config.js";
 import { player } from "./player.js";
+import { pickScene } from "./scenes.js";
 import { togglePresent, toggleTheme } from "./theme.js";
 import { canStep } from "./transport.js";
 
@@ -30,6 +31,11 @@ function toggleFullscreen() {
   if (document.fullscreenElement) document.exitFullscreen();
   else if (document.documentElement.requestFullscreen) document.documentElement.requestFullscreen().catch(() => {});
 }
+// The lesson text: hidden or shown on the page; in the presenter view (where it is hidden)
+// shown at the side, over the figures, and hidden again.
+function toggleText() {
+  document.documentElement.classList.toggle(presenting() ? "show-text" : "hide-text");
+}
 function toggleHelp() {
   const dlg = $("dlg-help");
   if (dlg.open) dlg.close();
@@ -40,15 +46,18 @@ export const ACTIONS = {
   ArrowRight: () => player.step(), n: () => player.step(), ArrowLeft: () => player.back(),
   " ": () => player.toggle(), r: () => player.reset(), "]": () => player.jump(1), "[": () => player.jump(-1),
   f: toggleFullscreen, p: togglePresent, t: toggleTheme,
-  l: () => document.documentElement.classList.toggle("hide-text"),
-  "?": toggleHelp,
+  l: toggleText, "?": toggleHelp,
+  // in the presenter view: scene 1-9 of the page's (0: the overview of its main views)
+  ...Object.fromEntries([..."0123456789"].map((k) => [k, () => pickScene(Number(k))])),
 };
+const SCENE_KEY = /^[0-9]$/;
 
 // The action a key press asks for, or null (a modifier, a repeated Space, a control's own key,
-// an open dialog, nothing to step yet).
-export function actionFor(event, { dialogOpen, stepping }) {
+// an open dialog, nothing to step yet, a scene's number outside the presenter view).
+export function actionFor(event, { dialogOpen, stepping, present = false }) {
   if (event.ctrlKey || event.metaKey || event.altKey || event.repeat && event.key === " " || ownedByControl(event)) return null;
   if (dialogOpen && event.key !== "?") return null;
+  if (SCENE_KEY.test(event.key) && !present) return null;
   const action = ACTIONS[event.key];
   if (!action || (STEPPING.includes(event.key) && !stepping)) return null;
   return action;
@@ -56,7 +65,7 @@ export function actionFor(event, { dialogOpen, stepping }) {
 
 export function watchKeys() {
   document.addEventListener("keydown", (event) => {
-    const action = actionFor(event, { dialogOpen: !!document.querySelector("dialog[open]"), stepping: canStep() });
+    const action = actionFor(event, { dialogOpen: !!document.querySelector("dialog[open]"), stepping: canStep(), present: presenting() });
     if (!action) return;
     action();
     event.preventDefault();

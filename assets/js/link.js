@@ -55,7 +55,7 @@ export function acceptShell(spec, raw, views = linkContract().views) {
 
 let query = null;  // the link as the page was opened
 let linkT = null;  // the link's t as it came (state.shell.t may be dropped later)
-// Writes state.shell, state.ownSettings and state.view: once, first thing.
+// Writes state.shell, state.ownSettings and state.view: once, first thing (then setView).
 export function readLink(search = location.search) {
   const link = linkContract();
   query = new URLSearchParams(search);
@@ -78,6 +78,14 @@ export function readLink(search = location.search) {
   state.view = out.view || "";
 }
 export const linkAsksT = () => linkT !== null;
+// The view shown from now on (a presenter scene, scenes.js): state.view and the link's view
+// key ("" for the whole page, or the presenter view's overview).
+export function setView(name) {
+  const { view: _old, ...rest } = state.shell;
+  state.shell = name ? { ...rest, view: name } : rest;
+  state.view = name || "";
+  writeUrl();
+}
 // The link's own settings (its keys that are not the shell's).
 export function linkSettings() {
   const own = new URLSearchParams(query);

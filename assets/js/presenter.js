@@ -7,7 +7,7 @@
 // the takeover) keeps the scale as long as the page still fits, so nothing moves when Python
 // takes over the page built ahead of time. Writes state.scale, wide, tall, drop, fitted and
 // fitTries.
-import { allModels } from "./bokeh-internals.js";
+import { allModels, viewOf } from "./bokeh-internals.js";
 import { $, hasRole, presenting } from "./config.js";
 import { figureKey, figureRows, MAX_WIDE, overflows, settled, shownParts, widths } from "./fit-measure.js";
 import { recallFit, rememberFit } from "./fit-memory.js";
@@ -53,7 +53,9 @@ async function tryFit(scale, wide, tall = 1) {
 const screenRoom = () => ({ top: $("lab-stage-area").getBoundingClientRect().top + scrollY, width: innerWidth, height: innerHeight });
 const search = (lo) => searchScale(lo, (s) => tryFit(s, new Map()), screenRoom());
 
-const hasDroppable = () => !!player.doc && allModels(player.doc).some((m) => hasRole(m, "present_drop"));
+// (one on screen: a scene, ?view=<name>, may have none in it)
+const onScreen = (m) => { const v = viewOf(m), r = v && v.el && v.el.isConnected ? v.el.getBoundingClientRect() : null; return !!r && r.width > 0; };
+const hasDroppable = () => !!player.doc && allModels(player.doc).some((m) => hasRole(m, "present_drop") && onScreen(m));
 // One quiet line at the screen's foot when the presenter view leaves something out.
 function fitNote(dropped, tooSmall) {
   const el = $("lab-fit-note");

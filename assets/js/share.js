@@ -1,9 +1,11 @@
-// Share (a link to exactly this view, the embed code, the host page's snippet), CSV (the
+// Share (a link to exactly this view or to one of the page's named views, in the presenter
+// view or not; the embed code, the host page's snippet), CSV (the
 // current data, from Python once live, else what the page built ahead of time holds) and the
 // help dialog.
-import { $, pageConfig } from "./config.js";
+import { $, linkContract, pageConfig, presenting } from "./config.js";
 import { embedHeight, HOST_SNIPPET } from "./embeds.js";
 import { writeUrl } from "./link.js";
+import { viewLabel } from "./scenes.js";
 import { csv } from "./python.js";
 import { state } from "./state.js";
 
@@ -39,12 +41,29 @@ export function embedCode(href, title, height) {
   return frame.outerHTML;
 }
 
+// The link for what the dialog's "Show" picks: a named view ("" the whole page), presenter or not.
+export function shareLink(href, view, present) {
+  const link = new URL(href);
+  link.searchParams.delete("embed");
+  if (view) link.searchParams.set("view", view);
+  else link.searchParams.delete("view");
+  if (present) link.searchParams.set("present", "1");
+  else link.searchParams.delete("present");
+  return link.href;
+}
+function showLinks() {
+  const href = shareLink(location.href, $("share-view").value, $("share-present").checked);
+  $("share-link").value = href;
+  $("share-embed").value = embedCode(href, pageConfig().title, embedHeight());
+}
 function openShare() {
   writeUrl();
-  const link = new URL(location.href);
-  link.searchParams.delete("embed");
-  $("share-link").value = link.href;
-  $("share-embed").value = embedCode(location.href, pageConfig().title, embedHeight());
+  const pick = $("share-view"), views = linkContract().views;
+  pick.replaceChildren(new Option("The whole page", ""), ...views.map((name) => new Option(viewLabel(name), name)));
+  pick.value = views.includes(state.view) ? state.view : "";
+  pick.disabled = !views.length;
+  $("share-present").checked = presenting();
+  showLinks();
   $("share-host").value = HOST_SNIPPET;
   $("dlg-share").showModal();
 }
@@ -53,6 +72,8 @@ export function watchShare() {
   $("btn-csv").onclick = downloadCsv;
   $("btn-csv").disabled = state.ownSettings;
   $("btn-share").onclick = openShare;
+  $("share-view").onchange = showLinks;
+  $("share-present").onchange = showLinks;
   $("btn-help").onclick = () => $("dlg-help").showModal();
   document.querySelectorAll("[data-copy]").forEach((button) => {
     button.onclick = async () => {

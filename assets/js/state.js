@@ -6,7 +6,7 @@
 // key           writer          readers                               what
 // shell         link.js         most modules                          the link's shell keys, accepted ({key: text})
 // ownSettings   link.js         first-paint, takeover, python, ...    the link asks for settings the page built ahead of time lacks
-// view          link.js         first-paint, theme, presenter         ?view=<name> ("" for the whole page)
+// view          link.js         first-paint, theme, presenter, scenes ?view=<name> ("" for the whole page; setView: a scene)
 // settingsQuery python.js       link, presenter                       the settings' query, from Python (null before)
 // stage         progress.js     progress                              the start-up stage on show ("runtime", "packages", ...)
 // failed        progress.js     python, tests                         what could not start (a sentence), or null

@@ -2,10 +2,11 @@
 // system's), the presenter view's styling, the folded settings (the Settings button) and
 // print, all applied through restyle.js. Writes state.settingsOpen.
 import { documentsOnScreen } from "./bokeh-internals.js";
-import { $, presenting } from "./config.js";
-import { writeUrl } from "./link.js";
+import { $, embedded, presenting } from "./config.js";
+import { setView, writeUrl } from "./link.js";
 import { fitSoon, figureKey } from "./presenter.js";
 import { restyle } from "./restyle.js";
+import { syncScenePicker } from "./scenes.js";
 import { state } from "./state.js";
 
 const narrow = () => (typeof matchMedia === "function" ? matchMedia("(max-width: 700px)") : { matches: false });
@@ -31,9 +32,18 @@ export function setTheme(name) {
 }
 export const toggleTheme = () => setTheme(document.documentElement.dataset.theme === "dark" ? "light" : "dark");
 
+// Leaving the presenter view goes back to the whole page: no scene, no lesson text at the
+// side, the settings unfolded (the Settings button had stayed behind).
 export function setPresent(on) {
   document.documentElement.classList.toggle("present", on);
   $("btn-present").setAttribute("aria-pressed", String(on));
+  if (!on) {
+    document.documentElement.classList.remove("show-text");
+    state.settingsOpen = false;
+    if (state.view && !embedded()) setView("");
+  }
+  syncSettingsButton();
+  syncScenePicker();
   restyleAll();
   writeUrl();
   fitSoon();

@@ -45,7 +45,7 @@ test("a named view shows its part alone; an unknown name shows the whole page", 
   arrange(p.doc, layoutWanted(p.doc, false, { view: "state", fold: true }));
   assert.deepEqual(visible(p), { controls: false, main: true, aside: false, drop: true, link: false });
   const q = page();
-  assert.deepEqual(layoutWanted(q.doc, false, { view: "nope" }), { show: null, hide: [] });
+  assert.deepEqual(layoutWanted(q.doc, false, { view: "nope" }), { show: null, hide: [], keep: [] });
 });
 
 test("print leaves out the settings and what does not print, and shows the rest", () => {
@@ -68,4 +68,23 @@ test("a layout's parts: children as a list, a map or an object, and a single chi
   assert.deepEqual(kids({ children: new Map([["x", a]]) }), [a]);
   assert.deepEqual(kids({ children: { x: a, y: b }, child: c }), [a, b, c]);
   assert.deepEqual(kids({ children: ["text", 3] }), []);
+});
+
+test("a named view in the presenter view (a scene) shows its part, secondary or not; it may leave out what is inside it, never itself", () => {
+  const scene = model({ css_classes: [R.secondary, view("cost")] });
+  const inner = model({ css_classes: [R.secondary] }), drop = model({ css_classes: [R.present_drop] });
+  const readout = model({ css_classes: [R.present_drop] });
+  const main = model({ css_classes: [R.main_view], children: [drop] });
+  const holder = model({ css_classes: [view("tokens")], children: [inner, readout] });
+  const alone = model({ css_classes: [R.main_view, R.present_drop, view("outputs")] });
+  const top = model({ children: [main, scene, holder, alone] });
+  const doc = fakeDoc([top, main, drop, scene, holder, inner, readout, alone]);
+  arrange(doc, layoutWanted(doc, true, { view: "cost" }));  // ?present=1&view=cost
+  assert.deepEqual([main.visible, scene.visible, holder.visible], [false, true, false]);
+  arrange(doc, layoutWanted(doc, true, { view: "tokens", drop: true }));
+  assert.deepEqual([holder.visible, inner.visible, readout.visible, scene.visible], [true, true, false, false]);
+  arrange(doc, layoutWanted(doc, true, { view: "outputs", drop: true }));
+  assert.equal(alone.visible, true);
+  arrange(doc, layoutWanted(doc, true, { drop: true }));  // the overview: no secondary, drop left out
+  assert.deepEqual([main.visible, drop.visible, scene.visible, holder.visible, alone.visible], [true, false, false, false, false]);
 });

@@ -38,3 +38,12 @@ test("modifiers, a held Space and an open dialog leave the keys alone (but ? clo
   assert.equal(actionFor(press("r"), { dialogOpen: true, stepping: true }), null);
   assert.equal(actionFor(press("?"), { dialogOpen: true, stepping: true }), ACTIONS["?"]);
 });
+
+test("0-9 pick a presenter scene, in the presenter view only", () => {
+  const present = { dialogOpen: false, stepping: false, present: true }, page = { dialogOpen: false, stepping: true };
+  for (const k of "0123456789") {
+    assert.equal(actionFor(press(k), present), ACTIONS[k], k);  // before the plots step, too
+    assert.equal(actionFor(press(k), page), null, k);
+  }
+  assert.equal(actionFor(press("1", el("INPUT", { type: "text" })), present), null);  // typed in a field
+});

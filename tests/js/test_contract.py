@@ -50,7 +50,8 @@ def test_every_role_is_one_a_page_gives_a_model():
     code = "\n".join(p.read_text() for p in (ROOT / "ui").rglob("*.py") if p.name != "contract.py")
     unused = [cls for cls, _ in c.ROLES.values() if cls not in code]
     assert unused == []
-    assert re.search(rf'"{c.VIEW_PREFIX}\w+"', code) and f'name="{c.VEIL_NAME}"' in code
+    # the named views are marked through Page.view_class (VIEW_PREFIX + a name the page names)
+    assert re.search(r'self\.view_class\("\w+"\)', code) and f'name="{c.VEIL_NAME}"' in code
 
 
 def test_prerender_writes_the_contract_beside_the_link():

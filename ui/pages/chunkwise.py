@@ -38,6 +38,8 @@ class ChunkwisePage(Page):
     title = "How these train fast: the chunkwise-parallel form"
     slug = "chunkwise"
     link_keys = {"exercise": "ex"}
+    named_views = {"chunks": "Tokens in chunks, each output in two parts",
+                   "chunk": "Inside the current chunk", "forms": "Work and memory of the three forms"}
     stops = (("start", "stop_start"),
              *((f"chunk {c} begins", f"stop_chunk{c}") for c in range(1, NAMED_CHUNKS + 1)),
              ("last token", "stop_end"))
@@ -159,8 +161,8 @@ class ChunkwisePage(Page):
                                styles={"font-size": "15px"},
                                css_classes=["lab-caption"])  # read out after each step
         self.state_text = Readout("state_text", sizing_mode="stretch_width", margin=(0, 10))
-        self.cost_text = Readout("cost_text", width=360, margin=(4, 10),
-                                 stylesheets=[cv.TABLE_CSS])
+        self.cost_text = Readout("cost_text", width=360, margin=(4, 10), stylesheets=[cv.TABLE_CSS],
+                                 css_classes=["lab-present-drop"])  # out first: the figures fit
         return [self.strip, self.scores, self.ut, self.state, self.parts, self.work, self.memory,
                 self.steps, self.caption, self.state_text, self.cost_text]
 
@@ -193,7 +195,7 @@ class ChunkwisePage(Page):
         top = pn.Column(self.caption.panel(), fig(self.strip.fig), fig(self.parts.fig),
                         sizing_mode="stretch_width", min_width=PHONE_MIN_WIDTH,
                         styles={"flex": "1 1 640px"},
-                        css_classes=["lab-main-view"])
+                        css_classes=["lab-main-view", self.view_class("chunks")])
         inside = pn.FlexBox(fig(self.scores.fig), fig(self.state.fig), fig(self.ut.fig),
                             sizing_mode="stretch_width", css_classes=["lab-main-view"])
         forms = pn.FlexBox(fig(self.work.fig), fig(self.memory.fig), fig(self.steps.fig),
@@ -206,7 +208,9 @@ class ChunkwisePage(Page):
         # The current chunk shares the first row when there is room (the presenter view, whose
         # settings are folded away); otherwise it wraps onto a row of its own.
         chunk = pn.Column(heading("Inside the current chunk"), self.state_text.panel(), inside,
-                          sizing_mode="stretch_width", styles={"flex": "1 1 560px"})
+                          sizing_mode="stretch_width", styles={"flex": "1 1 560px"},
+                          css_classes=[self.view_class("chunk")])
         return pn.Column(pn.FlexBox(controls, top, chunk, sizing_mode="stretch_width"),
-                         heading("Work and memory of the three forms"), forms,
+                         pn.Column(heading("Work and memory of the three forms"), forms,
+                                   sizing_mode="stretch_width", css_classes=[self.view_class("forms")]),
                          sizing_mode="stretch_width")

@@ -43,6 +43,7 @@ class FixedStatePage(Page):
     only_with = {"rho": {"keys": "correlated"}}  # ρ shapes correlated keys only
     link_keys = {"exercise": "ex"}
     stops = (("t = 0", "stop_0"), ("t = d", "stop_d"), ("t = d + 1", "stop_d1"))
+    named_views = {"step": "One write and its recall", "recall": "Recall error against the pairs written"}
 
     # The link keys are the names the old links used: they still work.
     d = param.Integer(8, bounds=(4, MAX_D), label="State size d (the state is d × d)",
@@ -168,8 +169,8 @@ class FixedStatePage(Page):
         step_view = pn.Column(self.caption.panel(), self.readout.panel(), pn.FlexBox(
             fig(self.value_view.fig), fig(self.pair_view.fig), sizing_mode="stretch_width"),
             sizing_mode="stretch_width", styles={"flex": "1 1 600px"},
-            css_classes=["lab-main-view", "lab-view-step"])
-        curves = pn.FlexBox(pn.Column(fig(self.curve_plot.fig), css_classes=["lab-view-recall"]),
+            css_classes=["lab-main-view", self.view_class("step")])
+        curves = pn.FlexBox(pn.Column(fig(self.curve_plot.fig), css_classes=[self.view_class("recall")]),
                             pn.Column(fig(self.probe_plot.fig), css_classes=["lab-secondary"]),
                             sizing_mode="stretch_width")
         return pn.Column(pn.FlexBox(controls, step_view, sizing_mode="stretch_width"), curves,

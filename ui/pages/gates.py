@@ -43,6 +43,8 @@ class GatesPage(Page):
                  "householder_steps": "nh", "level_ratio": "r"}
     stops = (("start", "stop_start"), ("a key written again", "stop_rewrite"),
              ("t = d: as many keys as channels", "stop_d"))
+    named_views = {"states": "The state S of each rule", "update": "One update taken apart: read back, "
+                   "erase, write", "time": "Over time: the state's size and the recall error"}
     # a rule's own setting changes the picture only where the rule is compared
     only_with = {name: {"rules": ["linear", *rules]} for name, rules in gv.OWN_SETTINGS.items()}
 
@@ -226,24 +228,22 @@ class GatesPage(Page):
             self.widget("seed", pn.widgets.IntInput, width=120),
             sizing_mode="stretch_width", align_items="end", css_classes=["lab-controls"])
 
-        def row(*views) -> pn.FlexBox:
-            return pn.FlexBox(*(v.panel() for v in views), sizing_mode="stretch_width")
-
-        def heading(text: str) -> pn.pane.HTML:
-            return pn.pane.HTML(f"<h4>{text}</h4>", margin=(0, 10))
+        row = lambda *views: pn.FlexBox(*(v.panel() for v in views), sizing_mode="stretch_width")  # noqa: E731
+        heading = lambda text: pn.pane.HTML(f"<h4>{text}</h4>", margin=(0, 10))  # noqa: E731
+        part = lambda name, *parts, main=False: pn.Column(  # noqa: E731  (a named view)
+            *parts, sizing_mode="stretch_width", css_classes=["lab-main-view"] * main + [self.view_class(name)])
 
         gates, frame = (pn.Column(heading(title), view.panel(), sizing_mode="stretch_width",
                                   css_classes=["lab-secondary"]) for title, view in (
             ("Gates at this token", self.gate_table), (gv.FRAME_HEADING, self.frame_table)))
         return pn.Column(
-            controls, self.token_info.panel(), pn.Column(
-                self.caption.panel(), heading("The state S of each rule (one colour scale)"),
-                row(*self.heatmaps), sizing_mode="stretch_width",
-                css_classes=["lab-main-view", "lab-view-states"]),
-            heading("One update taken apart"), self.widget("inspect", pn.widgets.Select, **w),
-            self.delta_info.panel(), row(self.vectors, self.erased, self.written),
-            heading("Over time"), self.legend.panel(),
-            row(self.norm_plot, self.newest_plot, self.old_plot), self.recall.panel(), gates, frame,
-            sizing_mode="stretch_width")
+            controls, self.token_info.panel(),
+            part("states", self.caption.panel(), heading("The state S of each rule (one colour scale)"),
+                 row(*self.heatmaps), main=True),
+            part("update", heading("One update taken apart"), self.widget("inspect", pn.widgets.Select, **w),
+                 self.delta_info.panel(), row(self.vectors, self.erased, self.written)),
+            part("time", heading("Over time"), self.legend.panel(),
+                 row(self.norm_plot, self.newest_plot, self.old_plot), self.recall.panel()),
+            gates, frame, sizing_mode="stretch_width")
 
 

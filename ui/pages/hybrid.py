@@ -82,6 +82,7 @@ class HybridPage(CustomModelBoxes, Page):
                  "speculative_tokens": "spec"}
     stops = (("4K", "stop_4k"), ("128K", "stop_128k"), ("1M", "stop_1m"),
              ("A's cache passes its state", "stop_cross"))
+    named_views = {"memory": "Memory against context, and the verdict", "layers": "The layers of each model"}
 
     model_a = param.Selector(objects={**PRESET_NAMES, "custom (edited below)": CUSTOM},
                              default="jamba-v0.1", label="Model A")
@@ -239,9 +240,10 @@ class HybridPage(CustomModelBoxes, Page):
                                max_width=760, styles={"flex": "2 1 420px"})
         return pn.Column(knobs, pn.Column(self.caption.panel(), self.verdict.panel(), pn.FlexBox(
                              self.readout.panel(), memory, sizing_mode="stretch_width"),
-                             sizing_mode="stretch_width", css_classes=["lab-main-view", "lab-view-memory"]),
+                             sizing_mode="stretch_width", css_classes=["lab-main-view", self.view_class("memory")]),
                          section("<b>How the engine's figures and the verdict are worked out</b>",
                                  self.lines),
-                         *(card(self.strips[s].fig, self.bars[s].fig) for s in "ab"),
+                         pn.Column(*(card(self.strips[s].fig, self.bars[s].fig) for s in "ab"),
+                                   sizing_mode="stretch_width", css_classes=[self.view_class("layers")]),
                          self.custom_boxes(), section("<b>Sources</b> (plain text)", self.sources),
                          sizing_mode="stretch_width")

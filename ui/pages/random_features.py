@@ -39,6 +39,7 @@ class RandomFeaturesPage(Page):
     title = "Random features that approximate softmax"
     slug = "random-features"
     link_keys = {"exercise": "ex"}
+    named_views = {"weights": "Attention weights over the keys", "error": "The error against m"}
     stops = (("m = 1", "stop_start"), ("m ≥ d: one full orthogonal block", "stop_d"),
              ("FAVOR+ beats elu + 1 (mean over seeds)", "stop_beats"))
 
@@ -128,7 +129,8 @@ class RandomFeaturesPage(Page):
         self.caption = Readout("caption", sizing_mode="stretch_width", margin=(4, 10),
                                styles={"font-size": "15px"},
                                css_classes=["lab-caption"])  # read out after each step
-        self.unbiased_text = Readout("unbiased_text", width=380, margin=(4, 10))
+        self.unbiased_text = Readout("unbiased_text", width=380, margin=(4, 10),
+                                     css_classes=["lab-present-drop"])  # out first: the error fits
         return [self.bars, self.error, self.caption, self.unbiased_text]
 
     def body(self) -> pn.viewable.Viewable:
@@ -144,13 +146,15 @@ class RandomFeaturesPage(Page):
             fluid(model)  # a phone's width at the least, their own at the most
         fig = pn.pane.Bokeh
         top = pn.Column(self.caption.panel(), fig(self.bars.fig), sizing_mode="stretch_width",
-                        min_width=PHONE_MIN_WIDTH, styles={"flex": "1 1 640px"}, css_classes=["lab-main-view"])
+                        min_width=PHONE_MIN_WIDTH, styles={"flex": "1 1 640px"},
+                        css_classes=["lab-main-view", self.view_class("weights")])
         below = pn.FlexBox(pn.Column(fig(self.error.fig), css_classes=["lab-main-view"]),
                            self.unbiased_text.panel(),
                            sizing_mode="stretch_width")
         # Beside the weights when there is room (the presenter view, whose settings and texts
         # are folded away); otherwise on a row of its own.
         closer = pn.Column(pn.pane.HTML("<h3>Closer with more features</h3>", margin=(0, 10)),
-                           below, sizing_mode="stretch_width", styles={"flex": "1 1 880px"})
+                           below, sizing_mode="stretch_width", styles={"flex": "1 1 880px"},
+                           css_classes=[self.view_class("error")])
         return pn.Column(pn.FlexBox(controls, top, closer, sizing_mode="stretch_width"),
                          sizing_mode="stretch_width")

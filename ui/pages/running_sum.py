@@ -32,6 +32,9 @@ class RunningSumPage(Page):
     slug = "running-sum"
     link_keys = {"exercise": "ex"}
     stops = (("start", "stop_start"), ("t = d", "stop_d"), ("t = d + 1", "stop_d1"))
+    named_views = {"tokens": "The tokens k, v, q", "state": "The state S and the write", "memory":
+                   "KV cache against the state", "outputs": "The output, computed both ways",
+                   "cost": "Work and memory against T"}
 
     preset = param.Selector(default=RANDOM, objects=[RANDOM, WORKED, YOUR_TURN],
                             label="Token stream", doc="Random Gaussian tokens, the lesson's "
@@ -132,11 +135,9 @@ class RunningSumPage(Page):
         self.state_text = Readout("state_text", sizing_mode="stretch_width", margin=(0, 10),
                                   styles={"font-size": "15px"}, css_classes=["lab-caption"])
         self.token_text, self.outputs_text = Readout("token_text", **md), Readout("outputs_text", **md)
-        self.memory_text = Readout("memory_text", width=340, margin=(4, 10))
-        self.cost_text = Readout("cost_text", width=340, margin=(4, 10))
-        return [self.tokens_view, self.S_map, self.write_map, self.z_map, self.memory, self.work,
-                self.total, self.bytes, self.state_text, self.token_text, self.outputs_text,
-                self.memory_text, self.cost_text]
+        self.memory_text, self.cost_text = (Readout(k, width=340, margin=(4, 10)) for k in ("memory_text", "cost_text"))
+        return [self.tokens_view, self.S_map, self.write_map, self.z_map, self.memory, self.work, self.total,
+                self.bytes, self.state_text, self.token_text, self.outputs_text, self.memory_text, self.cost_text]
 
     def _apply(self, run: Run) -> None:
         places = (run.data["d"], run.data["d"], run.data["memory_crossover"])
@@ -173,20 +174,20 @@ class RunningSumPage(Page):
         both = pn.Column(pn.pane.HTML("<h3>The output, computed both ways</h3>", margin=(0, 10),
                                       css_classes=["lab-secondary"]),  # the presenter's room: figures
                          self.outputs_text.panel(), sizing_mode="stretch_width", min_width=330,
-                         styles={"flex": "1 1 420px"},
-                         css_classes=["lab-main-view", "lab-present-drop"])  # first out if too small
+                         styles={"flex": "1 1 420px"},  # first out of the overview if too small
+                         css_classes=["lab-main-view", "lab-present-drop", self.view_class("outputs")])
         fig = pn.pane.Bokeh
-        state = pn.Column(self.state_text.panel(), pn.FlexBox(
-            fig(self.S_map.fig), fig(self.write_map.fig), fig(self.z_map.fig),
-            pn.Column(fig(self.memory.fig), self.memory_text.panel(), width=370,
-                      css_classes=["lab-secondary"]),
-            sizing_mode="stretch_width"), sizing_mode="stretch_width",
-            css_classes=["lab-main-view", "lab-view-state"])
+        state = pn.FlexBox(pn.Column(self.state_text.panel(), pn.FlexBox(  # the memory beside it
+            fig(self.S_map.fig), fig(self.write_map.fig), fig(self.z_map.fig), sizing_mode="stretch_width"),
+            sizing_mode="stretch_width", styles={"flex": "1 1 780px"},
+            css_classes=["lab-main-view", self.view_class("state")]), pn.Column(
+            fig(self.memory.fig), self.memory_text.panel(), width=370,
+            css_classes=["lab-secondary", self.view_class("memory")]), sizing_mode="stretch_width")
         work = pn.FlexBox(fig(self.work.fig),
                           pn.Column(fig(self.total.fig), self.cost_text.panel(), width=370),
                           pn.Column(fig(self.bytes.fig), width=370), sizing_mode="stretch_width",
-                          css_classes=["lab-secondary", "lab-view-cost"])
-        strip = pn.Column(fig(self.tokens_view.fig), css_classes=["lab-main-view", "lab-view-tokens"])
+                          css_classes=["lab-secondary", self.view_class("cost")])
+        strip = pn.Column(fig(self.tokens_view.fig), css_classes=["lab-main-view", self.view_class("tokens")])
         return pn.Column(start, pn.FlexBox(controls, strip, both, sizing_mode="stretch_width"),
                          state, work, sizing_mode="stretch_width")
 

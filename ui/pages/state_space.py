@@ -39,6 +39,8 @@ class StateSpacePage(Page):
     title = "State space models: from S4 to Mamba to Mamba-2"
     slug = "state-space"
     link_keys = {"exercise": "ex"}
+    named_views = {"mamba": "Mamba's selective scan", "compare": "S4D and Mamba-2 beside it",
+                   "time": "Over time"}
     stops = (("start", "stop_start"), ("the first pulse", "stop_pulse"),
              ("the second pulse", "stop_pulse2"))
 
@@ -161,14 +163,14 @@ class StateSpacePage(Page):
             self.caption.panel(), heading("Mamba: the step size chooses, token by token"),
             pn.FlexBox(fig(self.delta.fig), fig(self.decay.fig), fig(self.h["mamba"].fig),
                        sizing_mode="stretch_width"),
-            sizing_mode="stretch_width", css_classes=["lab-main-view", "lab-view-mamba"])
+            sizing_mode="stretch_width", css_classes=["lab-main-view", self.view_class("mamba")])
         others = pn.Column(
             heading("Beside it: S4D (nothing depends on the input) and Mamba-2 (one Δ and one A "
                     "per head)"),
             pn.FlexBox(fig(self.h["s4d"].fig), fig(self.h["mamba2"].fig),
                        sizing_mode="stretch_width"), self.models_text.panel(),
-            sizing_mode="stretch_width", css_classes=["lab-secondary"])
-        lines = pn.FlexBox(fig(self.delta_plot.fig), fig(self.y_plot.fig),
-                           sizing_mode="stretch_width", css_classes=["lab-secondary"])
-        return pn.Column(controls, mamba, others, heading("Over time"), lines,
-                         sizing_mode="stretch_width")
+            sizing_mode="stretch_width", css_classes=["lab-secondary", self.view_class("compare")])
+        lines = pn.Column(heading("Over time"), pn.FlexBox(
+            fig(self.delta_plot.fig), fig(self.y_plot.fig), sizing_mode="stretch_width"),
+            sizing_mode="stretch_width", css_classes=["lab-secondary", self.view_class("time")])
+        return pn.Column(controls, mamba, others, lines, sizing_mode="stretch_width")

@@ -1,0 +1,218 @@
+"""The presenter view's scenes (issue 20, item 2) and Share's view picker (item 4), on the built
+site in Chromium at 1280×720 (a projector), with Python held back: scenes are the shell's.
+
+Each page names its views and its scenes once, in Python (Page.named_views, Page.scenes); keys
+1-9 pick a scene in the presenter view, 0 the overview, and every scene fits the screen with no
+clipped title or axis label and the numbers in its heatmaps' cells at 16 px or more (they scale
+with the cells; they had stayed 10-11 px). ``&view=`` works in the presenter view too
+(``?present=1&view=cost`` had shown an empty stage), ``p`` leaves it with no Settings button
+behind, ``l`` shows the lesson text there, and Share makes a link to a named view."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.conftest import hold_python, painted, shot, wait_ready, watch
+from tests.e2e.test_screens import fitted_after
+from ui.pages import PAGES, page_class
+
+pytestmark = pytest.mark.e2e
+
+SCREEN = {"width": 1280, "height": 720}
+SCENES = {info.slug: page_class(info).scene_names() for info in PAGES}
+MIN_CELL_PX = 16  # readable from the back of a room at 1280×720
+
+# What the screen shows: each shown figure (in view?), every title or axis label longer than
+# its figure (measured in the canvas's own font: it is cut off), the type size of the numbers
+# shown in heatmap cells, how far the shown parts reach, and whether the page scrolls.
+SCENE_JS = """() => {
+  const inView = (r) => r.top >= -1 && r.left >= -1 && r.bottom <= innerHeight + 1 && r.right <= innerWidth + 1;
+  const ruler = document.createElement('canvas').getContext('2d');
+  const font = getComputedStyle(document.documentElement).getPropertyValue('--font').trim() || 'sans-serif';
+  const width = (text, size, bold) => { ruler.font = `${bold ? 'bold ' : ''}${parseFloat(size)}px ${font}`; return ruler.measureText(text).width; };
+  const column = (data, key) => (data instanceof Map ? data.get(key) : data[key]) || [];
+  const figs = [], clipped = [], cells = [];
+  let parts = 0;
+  for (const m of lab.player.doc.all_models) {
+    if (!m.visible || !('sizing_mode' in m) || 'children' in m) continue;
+    const v = lab.viewOf(m), r = v && v.el && v.el.isConnected ? v.el.getBoundingClientRect() : null;
+    if (!r || r.width <= 0 || r.height <= 0) continue;
+    parts += 1;
+    if (!('renderers' in m && 'toolbar' in m)) continue;
+    const title = (m.title && m.title.text) || '';
+    figs.push({title, inView: inView(r)});
+    const left = v.frame && v.frame.bbox ? v.frame.bbox.left : 0;  // a title starts where the frame does
+    if (title && width(title, m.title.text_font_size, true) > r.width - left) clipped.push(`title "${title}"`);
+    for (const [side, room] of [['left', r.height], ['right', r.height], ['below', r.width], ['above', r.width]]) {
+      for (const a of m[side] || []) {
+        if (a && a.visible !== false && a.axis_label && width(a.axis_label, a.axis_label_text_font_size) > room) clipped.push(`axis label "${a.axis_label}" of "${title}"`);
+      }
+    }
+    if (!m.renderers.some((g) => g.glyph && g.glyph.type === 'Image')) continue;
+    for (const g of m.renderers) {
+      if (!g.visible || !g.glyph || g.glyph.type !== 'Text' || !g.glyph.text || !g.glyph.text.field) continue;
+      if (column(g.data_source.data, g.glyph.text.field).some((s) => s != null && s !== '')) cells.push([title, parseFloat(g.glyph.text_font_size.value)]);
+    }
+  }
+  // a part wider or taller than the layout that holds it is cut off by it
+  const rect = (m) => { const v = lab.viewOf(m); return v && v.el && v.el.isConnected ? v.el.getBoundingClientRect() : null; };
+  for (const m of lab.player.doc.all_models) {
+    const outer = 'children' in m && m.visible ? rect(m) : null;
+    if (!outer || outer.width <= 0) continue;
+    for (const k of lab.partsOf(m)) {
+      const inner = k.visible ? rect(k) : null;
+      if (inner && inner.width > 0 && (inner.right > outer.right + 1 || inner.bottom > outer.bottom + 1)) {
+        clipped.push(`${k.type} "${(k.title && k.title.text) || ''}" cut off by its ${m.type}`);
+      }
+    }
+  }
+  return {figs, clipped, cells, parts, view: lab.state.view, scale: lab.state.scale,
+          scrollH: document.documentElement.scrollHeight, scrollW: document.documentElement.scrollWidth};
+}"""
+
+
+def presenter(browser, server, slug: str, query: str = ""):
+    ctx = browser.new_context(service_workers="block", viewport=SCREEN)
+    page = ctx.new_page()
+    visit = watch(page)
+    hold_python(page)
+    page.goto(f"{server.url}{slug}.html?present=1{query}")
+    wait_ready(page)
+    fitted_after(page, 0)
+    return ctx, page, visit
+
+
+def assert_scene_fits(page, scene: str, where: str) -> dict:
+    """The scene is shown, fits the screen, cuts no text and its cell numbers read from afar."""
+    page.get_by_role("button", name="Step", exact=True).click()  # numbers in the cells
+    painted(page)
+    seen = page.evaluate(SCENE_JS)
+    info = (where, seen)
+    assert seen["view"] == scene and seen["parts"] > 0, info
+    assert seen["scrollH"] <= SCREEN["height"] and seen["scrollW"] <= SCREEN["width"], info
+    assert all(f["inView"] for f in seen["figs"]), info
+    assert seen["clipped"] == [], info
+    assert all(px >= MIN_CELL_PX for _, px in seen["cells"]), info
+    return seen
+
+
+@pytest.mark.parametrize("slug", list(SCENES))
+def test_keys_pick_every_scene_and_each_fits_one_screen(browser, server, slug):
+    """Keys 1-9 pick the page's scenes in order (the link follows: &view=), each fits 1280×720
+    with nothing cut and cell numbers ≥ 16 px; 0 goes back to the overview of the main views;
+    p leaves the presenter view for the whole page with no Settings button left behind."""
+    ctx, page, visit = presenter(browser, server, slug)
+    page.locator("body").click(position={"x": 5, "y": 2})
+    for n, scene in enumerate(SCENES[slug], start=1):
+        count = page.evaluate("window.lab.state.fitted")
+        page.keyboard.press(str(n))
+        page.wait_for_function("(v) => window.lab.state.view === v", arg=scene)
+        fitted_after(page, count)
+        assert f"view={scene}" in page.url
+        assert page.locator("#tp-scene").input_value() == scene
+        assert_scene_fits(page, scene, f"{slug} scene {n} {scene}")
+        shot(page, f"{slug}-scene-{n}-{scene}-1280x720")
+    page.keyboard.press(str(len(SCENES[slug]) + 1))  # no such scene: nothing changes
+    assert page.evaluate("window.lab.state.view") == SCENES[slug][-1]
+    page.keyboard.press("0")
+    page.wait_for_function("window.lab.state.view === ''")
+    assert "view=" not in page.url
+    page.keyboard.press("p")
+    page.wait_for_function("!document.documentElement.classList.contains('present')")
+    assert not page.locator("#tp-settings").is_visible()
+    assert not page.locator("#tp-scene").is_visible()
+    assert visit.problems() == []
+    ctx.close()
+
+
+def test_scene_keys_leave_the_page_alone_outside_the_presenter_view(browser, server):
+    ctx = browser.new_context(service_workers="block", viewport=SCREEN)
+    page = ctx.new_page()
+    hold_python(page)
+    page.goto(f"{server.url}running-sum.html")
+    wait_ready(page)
+    page.locator("body").click(position={"x": 5, "y": 2})
+    page.keyboard.press("2")
+    painted(page)
+    assert page.evaluate("window.lab.state.view") == "" and "view=" not in page.url
+    ctx.close()
+
+
+@pytest.mark.parametrize("slug", list(SCENES))
+def test_a_view_in_the_link_opens_that_scene_in_the_presenter_view(browser, server, slug):
+    """&view=<name> in the presenter view shows that scene, fitted (running-sum's cost, a part
+    the overview leaves out, had shown an empty stage); leaving with p shows the whole page."""
+    scene = SCENES[slug][-1]
+    ctx, page, visit = presenter(browser, server, slug, f"&view={scene}")
+    seen = assert_scene_fits(page, scene, f"{slug} ?view={scene}")
+    assert seen["figs"], seen
+    assert page.locator("#tp-scene").input_value() == scene
+    page.locator("body").click(position={"x": 5, "y": 2})
+    page.keyboard.press("p")
+    page.wait_for_function("window.lab.state.view === ''")
+    assert "view=" not in page.url and "present" not in page.url
+    assert not page.locator("#tp-settings").is_visible()
+    controls = "[...lab.player.doc.all_models].filter((m) => (m.css_classes || []).includes('lab-controls')).map((m) => m.visible)"
+    assert page.evaluate(controls) and all(page.evaluate(controls))  # the whole page, settings shown
+    assert visit.problems() == []
+    ctx.close()
+
+
+def test_l_shows_the_lesson_text_in_the_presenter_view(browser, server):
+    """The key map says l shows / hides the lesson text: in the presenter view (which hides it)
+    it comes at the side, over the figures, and the page still does not scroll."""
+    ctx, page, visit = presenter(browser, server, "gates")
+    text = page.locator(".lab-text")
+    assert not text.is_visible()
+    page.locator("body").click(position={"x": 5, "y": 2})
+    page.keyboard.press("l")
+    assert text.is_visible()
+    box = text.bounding_box()
+    assert box["x"] > SCREEN["width"] / 2 - 1 and box["height"] > SCREEN["height"] / 2
+    assert page.evaluate("document.documentElement.scrollHeight") <= SCREEN["height"]
+    shot(page, "gates-present-lesson-text")
+    page.keyboard.press("l")
+    assert not text.is_visible()
+    page.keyboard.press("l")
+    page.keyboard.press("p")  # the page's own text comes back in its place, not at the side
+    assert text.is_visible() and text.bounding_box()["x"] < SCREEN["width"] / 2
+    assert visit.problems() == []
+    ctx.close()
+
+
+def test_share_picks_a_named_view_and_its_link_opens_it(browser, server):
+    """Share's "Show" lists the page's named views (from the page's config); picking one, in
+    the presenter view or not, makes the link and the embed code for that part, and the link
+    opens it."""
+    ctx = browser.new_context(service_workers="block", viewport=SCREEN)
+    page = ctx.new_page()
+    visit = watch(page)
+    hold_python(page)
+    page.goto(f"{server.url}running-sum.html")
+    wait_ready(page)
+    page.locator("#btn-share").click()
+    pick = page.locator("#share-view")
+    labels = pick.locator("option").all_inner_texts()
+    names = page_class(PAGES[0]).named_views
+    assert labels == ["The whole page", *names.values()]
+    assert pick.input_value() == "" and "view=" not in page.locator("#share-link").input_value()
+    pick.select_option("cost")
+    page.locator("#share-present").check()
+    link = page.locator("#share-link").input_value()
+    embed = page.locator("#share-embed").input_value()
+    assert "view=cost" in link and "present=1" in link and "embed" not in link
+    assert "view=cost" in embed and "embed=1" in embed and "present" not in embed
+    shot(page, "running-sum-share-view")
+    page.locator("#share-present").uncheck()
+    assert "present" not in page.locator("#share-link").input_value()
+    page.locator("#share-present").check()
+    page.keyboard.press("Escape")
+    other = ctx.new_page()
+    hold_python(other)
+    other.goto(link)
+    wait_ready(other)
+    fitted_after(other, 0)
+    assert other.evaluate("document.documentElement.classList.contains('present')")
+    assert_scene_fits(other, "cost", "Share's link")
+    assert visit.problems() == []
+    ctx.close()
