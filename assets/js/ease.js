@@ -103,7 +103,7 @@ export function at(move, u, segments) {
 // One step's easing. `put(groups, columns, index)` puts values in (the player's apply: one
 // assignment per model), `now()` the clock (ms), `frame(fn)` the next animation frame, `done()`
 // runs after the last frame (the player puts frame `to` in exactly). Returns {finish(), stop(),
-// phase()}: finish() ends it now (done() runs once), stop() drops it where it is (no done()),
+// phase(), ms}: finish() ends it now (done() runs once), stop() drops it where it is (no done()),
 // phase() names the phase on screen ("" without).
 export function ease(planned, ms, { put, now, frame, done, phases = [] }) {
   const { moves, segments } = planned;
@@ -112,7 +112,9 @@ export function ease(planned, ms, { put, now, frame, done, phases = [] }) {
   const last = new Map();  // move -> the value it was last given (a discrete one is given once)
   const tick = () => {
     if (over) return;
-    const u = ms > 0 ? (now() - start) / ms : 1;
+    let u = ms > 0 ? (now() - start) / ms : 1;
+    // A slow frame skips no phase: each is on screen for at least one frame, in order.
+    if (segments > 1 && shownSegment < segments - 1) u = Math.min(u, (shownSegment + 2) / segments - 1e-9);
     if (u >= 1) { finish(); return; }
     const groups = new Map(), cols = {};
     let key = 0, segment = 0;
@@ -136,7 +138,7 @@ export function ease(planned, ms, { put, now, frame, done, phases = [] }) {
   };
   tick();
   return {
-    finish,
+    finish, ms,
     stop() { over = true; },
     get over() { return over; },
     phase: () => (!over && segments > 1 && shownSegment >= 0 ? phases[shownSegment] || "" : ""),

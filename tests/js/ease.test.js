@@ -163,3 +163,21 @@ test("with reduced motion a step jumps to frame t + 1", () => {
     assert.equal(clock.queue.length, 0);
   });
 });
+
+test("a slow frame skips no phase: each phase is on screen for a frame, in order", () => {
+  const clock = fakeClock();
+  const state = model({ value: 0 });
+  const columns = { s: [0, 6], [`s${F.phase_sep}read`]: [0, 1], [`s${F.phase_sep}erase`]: [0, -4] };
+  const phases = ["read", "erase", "write"];
+  const planned = plan(group([[state, "value", "s"]]), columns, 0, 1, { phases, sep: F.phase_sep });
+  const e = ease(planned, 900, { put: apply, now: clock.now, frame: clock.frame, phases, done: () => { state.value = 6; } });
+  const seen = [e.phase()];
+  clock.run(2000);  // the first frame comes late, past the whole step
+  seen.push(e.phase());
+  clock.run(16);
+  seen.push(e.phase());
+  clock.run(16);
+  assert.deepEqual(seen, ["read", "erase", "write"]);
+  assert.ok(e.over);
+  assert.equal(state.value, 6);
+});

@@ -1,0 +1,153 @@
+"""Animated steps (assets/js/ease.js; issue 20, item 1) in Chromium, on the pages built ahead of
+time (the player steps them with no Python). A source is sampled on every animation frame after
+a press. Guards: Step paints values between frame t and t + 1 and ends on t + 1 exactly; Back
+jumps; with prefers-reduced-motion a Step jumps; on the gates page the delta rule's overwrite
+comes in its phases, in order (read back, erase, write), each on the state. Each fails with the
+player's old swap of frames (no value between, no phase). Screenshots: mid-easing and each phase
+(the clock held in the middle of it)."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import SHOTS, open_built
+
+pytestmark = pytest.mark.e2e
+
+# Press a transport button and sample, on every animation frame for `ms`, the first heatmap image
+# whose frame changes from t to t + offset (with `phased`: the first with phase columns).
+SAMPLE_JS = """async ([button, offset, ms, phased]) => {
+  const p = window.lab.player, F = p.frames.data, t = p.t;
+  const sep = '@', flat = (x) => Array.from(x[0]);
+  let pick = null;
+  for (const [m, attrs] of p.groups) for (const [a, c] of attrs) {
+    if (pick || a !== 'data.image') continue;
+    if (phased && !F[c + sep + 'erase']) continue;
+    if (JSON.stringify(flat(F[c][t])) !== JSON.stringify(flat(F[c][t + offset]))) pick = {m, c};
+  }
+  if (!pick) return null;
+  const from = flat(F[pick.c][t]), to = flat(F[pick.c][t + offset]);
+  const points = phased ? ['read', 'erase'].map((ph) => flat(F[pick.c + sep + ph][t + 1])) : [];
+  const note = () => [...p.groups].flatMap(([m, attrs]) => attrs.filter(([a, c]) => a === 'text' && F[c + sep + 'read'])
+    .map(() => m.text)).join('');
+  document.getElementById(button).click();
+  const samples = [];
+  const start = performance.now();
+  while (performance.now() - start < ms) {
+    await new Promise((r) => requestAnimationFrame(r));
+    samples.push({v: Array.from(pick.m.data.image[0]), phase: p.phase(), note: note(), easing: !!p.easing});
+  }
+  return {from, to, points, samples, t: p.t};
+}"""
+
+# Press a button, then hold the page's clock at `fraction` of the step's easing (a screenshot
+# takes longer than a whole step); RELEASE_JS lets it run on.
+HOLD_JS = """async ([button, fraction]) => {
+  const real = performance.now.bind(performance);
+  document.getElementById(button).click();
+  const e = window.lab.player.easing;
+  if (!e) return false;
+  const start = real();
+  performance.now = () => start + fraction * e.ms;
+  for (let i = 0; i < 3; i++) await new Promise((r) => requestAnimationFrame(r));
+  return window.lab.player.phase() || 'eased';
+}"""
+RELEASE_JS = "() => { delete performance.now; }"
+
+
+def between(sample, a, b, tol=1e-9) -> bool:
+    """Some entry that changes from a to b is strictly between them in the sample."""
+    return any(min(x, y) + tol < v < max(x, y) - tol for v, x, y in zip(sample, a, b) if abs(x - y) > 1e-6)
+
+
+def equal(sample, target, tol=1e-12) -> bool:
+    return all(abs(v - x) <= tol for v, x in zip(sample, target))
+
+
+def settle(page) -> None:
+    page.wait_for_function("!window.lab.player.easing")
+
+
+def test_a_step_paints_values_between_frame_t_and_t_plus_1(context, server):
+    visit = open_built(context, f"{server.url}running-sum.html")
+    page = visit.page
+    got = page.evaluate(SAMPLE_JS, ["tp-step", 1, 600, False])
+    assert got is not None and got["t"] == 1
+    samples = got["samples"]
+    assert samples[0]["easing"], "the step does not ease"
+    middle = [s for s in samples if between(s["v"], got["from"], got["to"])]
+    assert middle, "no painted value between frame 0 and frame 1"
+    assert equal(samples[-1]["v"], got["to"]) and not samples[-1]["easing"], "it does not end on frame 1"
+    settle(page)
+    # mid-easing, held there for the picture
+    assert page.evaluate(HOLD_JS, ["tp-step", 0.5]) == "eased"
+    SHOTS.mkdir(exist_ok=True)
+    page.locator(".lab-main-view").first.screenshot(path=str(SHOTS / "animate-running-sum-mid.png"))
+    page.evaluate(RELEASE_JS)
+    settle(page)
+    assert visit.problems() == []
+
+
+def test_back_jumps_and_a_jump_ends_an_easing_where_it_is(context, server):
+    visit = open_built(context, f"{server.url}running-sum.html?t=3")
+    page = visit.page
+    page.wait_for_function("window.lab.player.t === 3")
+    got = page.evaluate(SAMPLE_JS, ["tp-back", -1, 300, False])
+    assert got is not None and got["t"] == 2
+    assert all(equal(s["v"], got["to"]) and not s["easing"] for s in got["samples"]), "Back eased"
+    # Back pressed while a step eases: frame t − 1 at once, the easing dropped
+    page.locator("#tp-step").click()
+    assert page.evaluate("!!window.lab.player.easing")
+    got = page.evaluate(SAMPLE_JS, ["tp-back", -1, 300, False])
+    assert got["t"] == 2 and all(equal(s["v"], got["to"]) for s in got["samples"])
+    assert visit.problems() == []
+
+
+def test_with_reduced_motion_a_step_jumps(browser, server):
+    ctx = browser.new_context(service_workers="block", viewport={"width": 1280, "height": 900},
+                              reduced_motion="reduce")
+    try:
+        visit = open_built(ctx, f"{server.url}running-sum.html")
+        got = visit.page.evaluate(SAMPLE_JS, ["tp-step", 1, 300, False])
+        assert got["t"] == 1
+        assert all(equal(s["v"], got["to"]) and not s["easing"] for s in got["samples"]), \
+            "a step eased with reduced motion"
+        assert visit.problems() == []
+    finally:
+        ctx.close()
+
+
+def test_the_delta_rules_overwrite_comes_in_its_phases_in_order(context, server):
+    """gates at t = 3 -> 4 (the key of token 1 written again, so k₄ reads back a value): the
+    phases read, erase, write in that order; the note names each; the state reaches D S₃ at
+    the end of read, D S₃ − erased at the end of erase, S₄ at the end."""
+    visit = open_built(context, f"{server.url}gates.html?t=3")
+    page = visit.page
+    page.wait_for_function("window.lab.player.t === 3")
+    got = page.evaluate(SAMPLE_JS, ["tp-step", 1, 1600, True])
+    assert got is not None and got["t"] == 4
+    samples = got["samples"]
+    order = []
+    for s in samples:
+        if s["phase"] and (not order or order[-1] != s["phase"]):
+            order.append(s["phase"])
+    assert order == ["read", "erase", "write"], order
+    words = {"read": "Read back", "erase": "Erase", "write": "Write"}
+    for s in samples:
+        if s["phase"]:
+            assert words[s["phase"]] in s["note"], (s["phase"], s["note"][:200])
+    read_end, erase_end = got["points"]
+    last = {ph: [s["v"] for s in samples if s["phase"] == ph][-1] for ph in ("read", "erase")}
+    assert equal(last["read"], read_end, 0.05 * max(map(abs, read_end))), "read does not reach D S₃"
+    erasing = [s["v"] for s in samples if s["phase"] == "erase"]
+    assert any(between(v, read_end, erase_end) for v in erasing), "the erase is not seen happening"
+    assert equal(samples[-1]["v"], got["to"]) and not samples[-1]["easing"]
+    assert not equal(erase_end, got["to"]) and not equal(read_end, erase_end)
+    # a picture of each phase, the clock held in its middle
+    SHOTS.mkdir(exist_ok=True)
+    for i, phase in enumerate(("read", "erase", "write")):
+        page.evaluate("window.lab.player.seek(3)")
+        assert page.evaluate(HOLD_JS, ["tp-step", (i + 0.5) / 3]) == phase
+        page.locator(".lab-view-states").first.screenshot(path=str(SHOTS / f"animate-gates-{phase}.png"))
+        page.evaluate(RELEASE_JS)
+        settle(page)
+    assert visit.problems() == []
