@@ -58,7 +58,7 @@ def phase_texts(name: str, others: list[str], read_back, erased_norm, written_no
     none). ``name``: the rule whose numbers are quoted (read_back (T, d_v), the erased and
     written parts' norms (T,)); ``others``: the other delta rules compared, named."""
     also = f" (and {', '.join(others)})" if others else ""
-    rest = (f"<b>{name}</b>{also} overwrites in three phases: ① read back ② erase ③ write. "
+    rest = (f"<b>{name}</b>{also} overwrites in three phases: 1. read back, 2. erase, 3. write. "
             "<b>Step</b> shows them on its state.")
     out = {"text": [rest] * (T + 1), **{p: [rest] for p in PHASES}}
     tiny = TINY * max(float(np.abs(read_back).max(initial=0.0)), 1.0)  # rounding residue: "≈0"
@@ -66,11 +66,11 @@ def phase_texts(name: str, others: list[str], read_back, erased_norm, written_no
         i, s = t - 1, sub(t)
         held = f" = {vec(read_back[i], tiny)}" if small else ""
         after = " after its decay" if decays else ""
-        out["read"].append(f"① <b>Read back</b>: {name}{also} reads its state{after} along "
+        out["read"].append(f"1. <b>Read back</b>: {name}{also} reads its state{after} along "
                            f"k{s}: Sᵀk{s}{held}, the value k{s} returns now.")
-        out["erase"].append(f"② <b>Erase</b>: that value is taken out along k{s} "
+        out["erase"].append(f"2. <b>Erase</b>: that value is taken out along k{s} "
                             f"(‖erased part‖ {equals(erased_norm[i], tiny)}).")
-        out["write"].append(f"③ <b>Write</b>: the new value v{s} goes in along k{s} "
+        out["write"].append(f"3. <b>Write</b>: the new value v{s} goes in along k{s} "
                             f"(‖written part‖ {equals(written_norm[i], tiny)}).")
     return out
 
