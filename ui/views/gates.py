@@ -37,6 +37,9 @@ class ScaledHeatmap(Heatmap):
         self.fig.min_border_right = 64  # room for colour-bar labels that lengthen ("−1000")
         self.bindings = [*self.bindings, (self.mapper, "low", "low"), (self.mapper, "high", "high"),
                          (self.bar_mapper, "low", "low"), (self.bar_mapper, "high", "high")]
+        self.focus = overwrite.add_focus(self.fig) if slot is not None else None  # a rule's state
+        if self.focus is not None:
+            self.bindings.append((self.focus, "data.alpha", "focus"))
 
     def labelled(self) -> bool:
         return super().labelled() and self.cols <= self.max_cols_labelled
@@ -49,6 +52,8 @@ class ScaledHeatmap(Heatmap):
             self.fig.visible = self.slot < len(labels)
             self.title = labels[self.slot] if self.fig.visible else ""
             self.fig.title.text = self.title
+        if self.focus is not None:
+            overwrite.focus_rows(self.focus, self.rows, self.cols)
         for ticker, n in ((self.xticks, self.cols), (self.yticks, self.rows)):
             ticks = list(range(0, n, -(-n // MAX_TICKS)))
             if list(ticker.ticks) != ticks:  # in place: a new ticker would be a new model
@@ -59,6 +64,8 @@ class ScaledHeatmap(Heatmap):
         limits = np.asarray(run.data[self.limits], dtype=float)  # (T + 1,)
         limits = np.where(np.isfinite(limits) & (limits > 0), limits, 1.0)
         out = self._frames_of(m, limits)
+        if self.focus is not None:
+            out |= overwrite.focus_frames(run, self.key, m.shape[1])
         for phase in overwrite.PHASES:  # a delta rule's state in the phases of its step
             key = overwrite.column(self.key, phase)
             if key in run.data:
@@ -636,6 +643,7 @@ def overwrite_phases(slots: list[str], erasing, labels: dict, traces, inputs, kw
                                  rule, K, V, T)
         for phase, states in overwrite.phase_states(traces[rule].states, decay, erased).items():
             out[overwrite.column(f"S{i}", phase)] = states
+        out[f"S{i}_focus"] = overwrite.key_weights(K)
         if first is None:
             first = (rule, read_back, np.linalg.norm(erased, axis=(1, 2)),
                      np.linalg.norm(written, axis=(1, 2)), bool(np.any(decay != 1)))

@@ -92,3 +92,46 @@ class PhaseNote(Readout):
         n = len(texts[0])
         return {"text" + key[len(self.key):]: boxed["text"][j * n:(j + 1) * n]
                 for j, key in enumerate(keys)}
+
+
+FOCUS_COLOUR = "#E69F00"  # Okabe-Ito orange: apart from the heatmap's reds and blues
+FOCUS_WIDTH = 3  # px
+
+
+def add_focus(fig):
+    """An outline round each row of a state heatmap, as strong as the row's share of the token's
+    key (|kᵢ| / max |k|): where the read, the erase and the write act. Invisible at rest (alpha
+    0); returns its data source (x, y, w, alpha per row), to bind ``data.alpha``."""
+    from bokeh.models import ColumnDataSource  # noqa: PLC0415
+
+    source = ColumnDataSource({"x": [], "y": [], "w": [], "alpha": []})
+    fig.rect("x", "y", width="w", height=0.94, source=source, fill_alpha=0,
+             line_color=FOCUS_COLOUR, line_width=FOCUS_WIDTH, line_alpha="alpha", level="overlay")
+    return source
+
+
+def focus_rows(source, rows: int, cols: int) -> None:
+    """The outline's rows for a state of this shape (alpha 0 until a step's phases)."""
+    if len(source.data["y"]) != rows or (rows and source.data["w"][0] != cols):
+        source.data = {"x": [(cols - 1) / 2] * rows, "y": list(range(rows)), "w": [cols] * rows,
+                       "alpha": [0.0] * rows}
+
+
+def focus_frames(run, key: str, rows: int) -> dict[str, list]:
+    """The outline's alpha: 0 at rest; in the read and erase phases the key's weights
+    ``run.data[key + "_focus"]`` (T + 1, rows), fading out as the write ends the step."""
+    n = run.t_max + 1
+    out = {"focus": [[0.0] * rows] * n}
+    weights = run.data.get(key + "_focus")
+    if weights is not None:
+        for phase in PHASES[:2]:
+            out[column("focus", phase)] = np.asarray(weights, dtype=float).tolist()
+    return out
+
+
+def key_weights(K: np.ndarray) -> np.ndarray:
+    """(T + 1, d_k) |kᵢ| / max |k| of each token's own key (DeltaProduct's: its last pair),
+    t = 0 none."""
+    k = np.abs(K[:, -1] if K.ndim == 3 else K)
+    w = k / np.maximum(k.max(axis=1, keepdims=True), 1e-300)
+    return np.concatenate([np.zeros((1, k.shape[1])), w])
