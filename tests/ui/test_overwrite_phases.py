@@ -60,6 +60,11 @@ def test_the_frames_and_tags_carry_the_phases_and_the_note_names_them():
     for i in range(4):
         for phase in ("read", "erase"):
             assert (f"{heat[i]}:image{SEP}{phase}" in columns) == (i in slots), (i, phase)
+    # the rows the key weighs, outlined in the read and erase phases (0 at rest)
+    k4 = np.abs(sim.l2_normalize(page.token_stream().k)[3])
+    assert np.allclose(page.frames.data[f"{heat[2]}:focus{SEP}read"][4], k4 / k4.max())
+    assert page.frames.data[f"{heat[2]}:focus"][4] == [0.0] * 4
+    assert f"{heat[0]}:focus{SEP}read" not in columns
     note = page.views.index(page.phase_note)
     texts = {p: page.frames.data[f"{note}:text{SEP}{p}"][4] for p in overwrite.PHASES}
     assert "Read back" in texts["read"] and "Erase" in texts["erase"] and "Write" in texts["write"]
