@@ -103,18 +103,19 @@ export function at(move, u, segments) {
 // One step's easing. `put(groups, columns, index)` puts values in (the player's apply: one
 // assignment per model), `now()` the clock (ms), `frame(fn)` the next animation frame, `done()`
 // runs after the last frame (the player puts frame `to` in exactly). Returns {finish(), stop(),
-// phase(), ms}: finish() ends it now (done() runs once), stop() drops it where it is (no done()),
-// phase() names the phase on screen ("" without).
+// phase(), ms, start}: finish() ends it now (done() runs once), stop() drops it where it is (no
+// done()), phase() names the phase on screen ("" without); ms and start (on now()'s clock).
 export function ease(planned, ms, { put, now, frame, done, phases = [] }) {
   const { moves, segments } = planned;
   const start = now();
-  let over = false, shownSegment = -1;
+  let over = false, shownSegment = -1, painted = -1;  // painted: the segment of the last frame
   const last = new Map();  // move -> the value it was last given (a discrete one is given once)
-  const tick = () => {
+  const tick = (inFrame) => {
     if (over) return;
     let u = ms > 0 ? (now() - start) / ms : 1;
-    // A slow frame skips no phase: each is on screen for at least one frame, in order.
-    if (segments > 1 && shownSegment < segments - 1) u = Math.min(u, (shownSegment + 2) / segments - 1e-9);
+    // A slow frame skips no phase: each is painted in at least one frame, in order (what the
+    // press itself puts in is painted only with the first frame's).
+    if (segments > 1 && painted < segments - 1) u = Math.min(u, (painted + 2) / segments - 1e-9);
     if (u >= 1) { finish(); return; }
     const groups = new Map(), cols = {};
     let key = 0, segment = 0;
@@ -128,17 +129,18 @@ export function ease(planned, ms, { put, now, frame, done, phases = [] }) {
       cols[`${key++}`] = [value];
     }
     shownSegment = segment;
+    if (inFrame) painted = segment;
     if (key) put([...groups.entries()], cols, 0);
-    frame(tick);
+    frame(() => tick(true));
   };
   const finish = () => {
     if (over) return;
     over = true;
     done();
   };
-  tick();
+  tick(false);
   return {
-    finish, ms,
+    finish, ms, start,
     stop() { over = true; },
     get over() { return over; },
     phase: () => (!over && segments > 1 && shownSegment >= 0 ? phases[shownSegment] || "" : ""),
