@@ -121,10 +121,11 @@ export const player = {
   advance() {
     this.settle();
     const from = this.t, to = from + 1, g = env(), names = frameBindings();
-    const planned = this.frames ? plan(this.groups, this.frames.data, from, to,
+    const motion = { reduce: reduced(), playing: this.playing, speed: this.speed, frames: typeof g.requestAnimationFrame === "function" };
+    // (no easing at all: no plan either, so a step with animation off costs what it did)
+    const planned = this.frames && duration(1, motion) ? plan(this.groups, this.frames.data, from, to,
       { phases: this.phases, sep: names.phase_sep, discrete: new Set([names.alt, names.indices, names.text]) }) : null;
-    const ms = planned ? duration(planned.segments, { reduce: reduced(), playing: this.playing, speed: this.speed,
-      frames: typeof g.requestAnimationFrame === "function" }) : 0;
+    const ms = planned ? duration(planned.segments, motion) : 0;
     if (!ms || !planned.moves.length) { this.show(to); return; }
     this.t = to;
     const put = (groups, columns, i) => {
