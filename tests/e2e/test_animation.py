@@ -119,6 +119,10 @@ def test_with_reduced_motion_a_step_jumps(browser, server):
         assert got["t"] == 1
         assert all(equal(s["v"], got["to"]) and not s["easing"] for s in got["samples"]), \
             "a step eased with reduced motion"
+        # ... and it is the preference that does it: allowed motion, the same page eases
+        visit.page.emulate_media(reduced_motion="no-preference")
+        assert visit.page.evaluate(HOLD_JS, ["tp-step", 0.5]) == "eased"
+        visit.page.evaluate(RELEASE_JS)
         assert visit.problems() == []
     finally:
         ctx.close()
