@@ -21,6 +21,13 @@ the views; Python is not called. The page is measured once Python has taken over
 
 - idle: animation frames/s of the same page with nothing playing, measured for a second before
   each play: the rate this machine paints at all, the goal's "refresh rate" when it is busy.
+- eased: frames of the plays in which a step was easing (assets/js/ease.js). At speed 60 a
+  step's period (17 ms) is below the shortest easing, so none eases: the plays measure steps
+  with animation off. (prefers-reduced-motion also turns easing off, but it also slows Play
+  to 2 steps/s, so it cannot be the plays' switch.)
+- ease fps: the animated step's own frame rate: Step pressed (`lab.player.step()`, motion
+  allowed) and the animation frames painted while it eases, per second of easing (median over
+  `--steps` steps, in the laptop view), and the easing's length in ms.
 
 Goals (issue 9): 60 painted steps/s or more while playing (or the display's refresh rate where
 that is lower: here the idle rate), → to painted frame 50 ms or less. Medians on a noisy machine; nothing is asserted. The
@@ -67,15 +74,35 @@ PLAY_JS = """async (seconds) => {
   const first = readT();
   const start = performance.now();
   const changes = [];
-  let last = first;
+  let last = first, eased = 0;
   window.lab.player.play();
   while (performance.now() - start < seconds * 1000) {
     await frame();
+    if (window.lab.player.easing) eased++;
     const t = readT();
     if (t !== last) { changes.push([performance.now() - start, t]); last = t; }
     else if (performance.now() - start - (changes.length ? changes[changes.length - 1][0] : 0) > 1500) break;
   }
-  return {first, changes};
+  return {first, changes, eased};
+}"""
+
+# In the page: `steps` single steps with motion allowed; per step, the animation frames painted
+# while it eased, per second, and how long it eased. Null when steps do not ease here.
+EASE_JS = """async (steps) => {
+  const p = window.lab.player, frame = () => new Promise((r) => requestAnimationFrame(r));
+  const out = [];
+  for (let i = 0; i < steps; i++) {
+    if (p.t >= p.tMax) p.reset();
+    await frame(); await frame();
+    const start = performance.now();
+    p.step();
+    if (!p.easing) return null;
+    let n = 0;
+    while (p.easing) { await frame(); n++; }
+    const ms = performance.now() - start;
+    out.push([n / (ms / 1000), ms]);
+  }
+  return out;
 }"""
 
 # In the page, nothing playing: animation frames per second over `seconds`. The rate at which
@@ -121,8 +148,9 @@ def playing(page) -> bool:
     return bool(page.evaluate("window.lab.player.playing"))
 
 
-def play_rates(page, seconds: float) -> tuple[float, float]:
-    """One play from t = 0: (steps/s, shown/s) from Play pressed to the last new t painted.
+def play_rates(page, seconds: float) -> tuple[float, float, int]:
+    """One play from t = 0: (steps/s, shown/s, eased frames) from Play pressed to the last new
+    t painted.
 
     steps/s counts every step t advanced; shown/s only the frames that painted a new t. They
     differ when steps run back to back without letting the browser paint in between.
@@ -135,9 +163,20 @@ def play_rates(page, seconds: float) -> tuple[float, float]:
     page.wait_for_timeout(300)
     changes = played["changes"]
     if not changes:
-        return float("nan"), float("nan")
+        return float("nan"), float("nan"), played["eased"]
     elapsed_s = changes[-1][0] / 1000
-    return (changes[-1][1] - played["first"]) / elapsed_s, len(changes) / elapsed_s
+    return ((changes[-1][1] - played["first"]) / elapsed_s, len(changes) / elapsed_s,
+            played["eased"])
+
+
+def ease_rates(page, steps: int) -> tuple[float, float]:
+    """Median (frames/s painted during a step's easing, the easing's ms) over single steps;
+    NaN where steps do not ease (reduced motion, no animation frames)."""
+    page.evaluate("window.lab.player.reset()")
+    got = page.evaluate(EASE_JS, steps)
+    if not got:
+        return float("nan"), float("nan")
+    return statistics.median(f for f, _ in got), statistics.median(ms for _, ms in got)
 
 
 def step_times(page, steps: int, t_max: int) -> tuple[float, float]:
@@ -194,6 +233,7 @@ def main() -> None:
                 # A laptop's view first (figures below it are paused), then one tall enough
                 # for every figure of the page to be painted on every step.
                 laptop = [play_rates(page, args.seconds) for _ in range(n_plays)]
+                ease_fps, ease_ms = ease_rates(page, args.steps)
                 height = int(page.evaluate("document.documentElement.scrollHeight"))
                 page.set_viewport_size({"width": VIEWPORT["width"], "height": height})
                 page.wait_for_timeout(500)
@@ -201,15 +241,19 @@ def main() -> None:
                 for _ in range(n_plays):
                     idle.append(page.evaluate(IDLE_JS, 1.0))
                     plays.append(play_rates(page, args.seconds))
+                # one step's own cost and the key's latency with animation off, as before easing
+                page.emulate_media(reduced_motion="reduce")
                 show_ms, key_ms = step_times(page, args.steps, t_max)
                 page.close()
-                rate = statistics.median(r for r, _ in plays)
-                shown = statistics.median(s for _, s in plays)
-                shown_laptop = statistics.median(s for _, s in laptop)
-                rows.append((info.slug, rate, shown, shown_laptop, statistics.median(idle), show_ms, key_ms))
+                rate = statistics.median(r for r, _, _ in plays)
+                shown = statistics.median(s for _, s, _ in plays)
+                shown_laptop = statistics.median(s for _, s, _ in laptop)
+                eased = sum(e for _, _, e in plays + laptop)
+                rows.append((info.slug, rate, shown, shown_laptop, statistics.median(idle), show_ms,
+                             key_ms, eased, ease_fps, ease_ms))
                 for name, runs in (("all in view", plays), ("laptop view", laptop)):
                     print(f"[frames] {info.slug}, {name}: plays "
-                          + ", ".join(f"{r:.1f} steps/s ({s:.1f} shown/s)" for r, s in runs),
+                          + ", ".join(f"{r:.1f} steps/s ({s:.1f} shown/s)" for r, s, _ in runs),
                           flush=True)
             browser.close()
     finally:
@@ -217,19 +261,22 @@ def main() -> None:
         server.server_close()
 
     print(f"\n{'page':<13} {'steps/s':>8} {'shown/s':>8} {'laptop':>7} {'idle':>6} {'show ms':>8} "
-          f"{'→ ms':>6}  result (goals: {GOAL_STEPS_PER_S:.0f} shown/s with every figure in "
-          f"view, or the idle rate where lower; → ≤ {GOAL_KEY_MS:.0f} ms)")
-    for slug, rate, shown, shown_laptop, idle, show_ms, key_ms in rows:
+          f"{'→ ms':>6} {'eased':>5} {'ease fps':>8} {'ease ms':>7}  result (goals: "
+          f"{GOAL_STEPS_PER_S:.0f} shown/s with every figure in view, or the idle rate where "
+          f"lower; → ≤ {GOAL_KEY_MS:.0f} ms; an easing at the idle rate)")
+    for slug, rate, shown, shown_laptop, idle, show_ms, key_ms, eased, ease_fps, ease_ms in rows:
         goal = min(GOAL_STEPS_PER_S, idle)
         met = "met" if shown >= goal * 0.97 and key_ms <= GOAL_KEY_MS else "not met"
         print(f"{slug:<13} {rate:>8.1f} {shown:>8.1f} {shown_laptop:>7.1f} {idle:>6.1f} {show_ms:>8.1f} "
-              f"{key_ms:>6.1f}  {met}")
+              f"{key_ms:>6.1f} {eased:>5} {ease_fps:>8.1f} {ease_ms:>7.0f}  {met}")
     print("\nMedians. steps/s: t advanced per second of play at speed 60; shown/s: frames that "
           "painted a new t per second, with the whole page in view;\nlaptop: shown/s in a "
           f"{VIEWPORT['width']}x{VIEWPORT['height']} view (figures out of it hold their repaints); "
           "idle: frames/s painted with nothing playing, measured before each play (the rate this "
           "machine paints at);\nshow: one step's synchronous time; →: the key pressed to the next "
-          "painted frame.")
+          "painted frame (both with reduced motion: no easing); eased: frames of the plays in "
+          "which a step eased (0: the plays ran with animation off);\nease fps: frames painted "
+          "per second while one Step eased (laptop view), ease ms: how long it eased.")
 
 
 if __name__ == "__main__":

@@ -40,9 +40,13 @@ VEIL_NAME = "lab-veil"  # a BoxAnnotation's name: over what is still to come, pa
 # values each) and the column T of 0..t_max; its tags[0] is {BINDINGS: [[model, attribute, column],
 # ...], STOPS: [[name, t], ...]}. An attribute DATA_PREFIX + field is a column of a data source;
 # ALT a figure's text alternative (on its element, not the model); INDICES a filter's indices
-# (emptied before a new run arrives); TEXT a Div's text (written into its element).
+# (emptied before a new run arrives); TEXT a Div's text (written into its element). A step eases
+# (assets/js/ease.js); tags[0][PHASES] names the phases a step is taken apart into, in order, and
+# a column + PHASE_SEP + phase holds, at t, what that column shows at the end of that phase of
+# the step from t − 1 to t (the gates page's overwrite: ui/views/overwrite.py).
 FRAMES = {"source": "lab-frames", "t": "t", "bindings": "bindings", "stops": "stops",
-          "data_prefix": "data.", "alt": "@alt", "indices": "indices", "text": "text"}
+          "data_prefix": "data.", "alt": "@alt", "indices": "indices", "text": "text",
+          "phases": "phases", "phase_sep": "@"}
 
 
 # The messages between the page (assets/js/python.js) and its worker (assets/py-worker.js and

@@ -57,6 +57,7 @@ class Page(param.Parameterized):
     slug: ClassVar[str] = "page"
     link_keys: ClassVar[dict[str, str]] = {}  # setting -> its key in the link, where shorter
     stops: ClassVar[tuple[tuple[str, str], ...]] = ()  # (name, key of run.data) for named stops
+    phases: ClassVar[tuple[str, ...]] = ()  # the phases a step is taken apart into (ui/contract.py)
     # A setting that only shows with others set so ({"rho": {"keys": "correlated"}}), and values
     # to try for settings no generic rule can invent (a model): for the generated tests.
     only_with: ClassVar[dict[str, dict[str, Any]]] = {}
@@ -228,7 +229,8 @@ class Page(param.Parameterized):
         frames["t"] = np.arange(run.t_max + 1)
         self.info.update(text=run.info, visible=bool(run.info))
         self.run = run
-        tags = [{"bindings": self._bindings, "stops": self.named_stops()}]
+        tags = [{"bindings": self._bindings, "stops": self.named_stops(),
+                 "phases": list(self.phases)}]
         if self.frames.tags != tags:  # tags hold models: setting them makes Bokeh walk the
             self.frames.tags = tags  # whole document again (0.2 s on the gates page)
         self.frames.data = frames

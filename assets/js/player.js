@@ -9,6 +9,7 @@
 // Its theme and presenter styling: restyle.js; what reaches Python: guard.js.
 import { setMarkup, viewOf } from "./bokeh-internals.js";
 import { frameBindings } from "./config.js";
+import { duration, ease, plan } from "./ease.js";
 import { guard as guardDoc } from "./guard.js";
 
 // ---- frames -----------------------------------------------------------------------------
@@ -60,13 +61,14 @@ export function describe(model, text) {
 }
 
 const env = () => (typeof window !== "undefined" ? window : globalThis);
+const reduced = () => { const g = env(); return !!(g.matchMedia && g.matchMedia("(prefers-reduced-motion: reduce)").matches); };
 
 // ---- the player -------------------------------------------------------------------------
 // One per page. applying: the player's (or the view's) own changes are being made; the guard
 // keeps them from Python.
 export const player = {
   t: 0, tMax: 0, playing: false, speed: 8, groups: [], stops: [], frames: null, doc: null,
-  bound: new Set(), listeners: [], applying: false,
+  bound: new Set(), listeners: [], applying: false, easing: null, phases: [],
 
   // Find the run in a rendered document; show frame t (kept where it is, within range).
   attach(doc) {
@@ -78,6 +80,7 @@ export const player = {
   // they are emptied first (BokehJS refilters at once; an index past its row broke the
   // page); refresh() puts frame t's back.
   prepare() {
+    this.settle();
     this.applying = true;
     try {
       for (const [model, attrs] of this.groups) {
@@ -90,12 +93,14 @@ export const player = {
     const names = frameBindings(), info = (this.frames.tags && this.frames.tags[0]) || {};
     this.groups = group(info[names.bindings] || []);
     this.stops = info[names.stops] || [];
+    this.phases = info[names.phases] || [];
     this.bound = new Set(this.groups.map(([m]) => m));
     this.tMax = Math.max(0, (this.frames.data[names.t] || [0]).length - 1);
     this.show(this.t);
     for (const fn of this.refreshed || []) fn();
   },
   show(t) {
+    this.halt();
     this.t = clamp(t, this.tMax);
     if (this.frames) {
       this.applying = true;
@@ -107,9 +112,36 @@ export const player = {
   },
   changed() { for (const fn of this.listeners) fn(this.t, this.tMax); },
   step() {
-    if (this.t < this.tMax) this.show(this.t + 1);
+    if (this.t < this.tMax) this.advance();
     else this.pause();
   },
+  // One step forward, eased (ease.js): t is t + 1 at once (the transport, the link, the
+  // announcement); the figures move there over the easing and end on frame t + 1 exactly.
+  // Every jump (Back, Reset, the timeline, a stop, new frames) ends an easing where it is.
+  advance() {
+    this.settle();
+    const from = this.t, to = from + 1, g = env(), names = frameBindings();
+    const motion = { reduce: reduced(), playing: this.playing, speed: this.speed, frames: typeof g.requestAnimationFrame === "function" };
+    // (no easing at all: no plan either, so a step with animation off costs what it did)
+    const planned = this.frames && duration(1, motion) ? plan(this.groups, this.frames.data, from, to,
+      { phases: this.phases, sep: names.phase_sep, discrete: new Set([names.alt, names.indices, names.text]) }) : null;
+    const ms = planned ? duration(planned.segments, motion) : 0;
+    if (!ms || !planned.moves.length) { this.show(to); return; }
+    this.t = to;
+    const put = (groups, columns, i) => {
+      this.applying = true;
+      try { apply(groups, columns, i, null, setMarkup); } finally { this.applying = false; }
+    };
+    this.easing = ease(planned, ms, { put, phases: this.phases, now: () => g.performance.now(),
+      frame: (fn) => g.requestAnimationFrame(fn), done: () => { this.easing = null; this.show(to); } });
+    this.changed();
+  },
+  // An easing in progress ends on its frame now (a new step starts from there).
+  settle() { if (this.easing) this.easing.finish(); },
+  // ... or is dropped where it is (a jump puts its own frame in).
+  halt() { if (this.easing) { const e = this.easing; this.easing = null; e.stop(); } },
+  // The phase of the step on screen ("read back", …), "" at rest or in a step not taken apart.
+  phase() { return this.easing ? this.easing.phase() : ""; },
   back() { this.pause(); this.show(this.t - 1); },
   reset() { this.pause(); this.show(0); },
   seek(t) { this.show(t); },
@@ -125,7 +157,7 @@ export const player = {
     this.playing = true;
     let last = -Infinity;
     const g = env();
-    const reduce = g.matchMedia && g.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    const reduce = reduced();
     const tick = (now) => {
       if (!this.playing) return;
       const rate = reduce ? Math.min(this.speed, 2) : this.speed;  // calm motion when asked

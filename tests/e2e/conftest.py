@@ -173,7 +173,8 @@ def deep_count(page, css: str) -> int:
 PAINTED_JS = """() => new Promise((resolve) => {
   // a figure held out of view (hold_render) never finishes: those are not waited for
   const figure = (v) => v.model && 'renderers' in v.model && 'toolbar' in v.model;
-  const busy = () => !!window.Bokeh && [...Bokeh.index].some((root) =>
+  // a step still easing (assets/js/ease.js) is not painted yet either
+  const busy = () => !!window.lab?.player.easing || !!window.Bokeh && [...Bokeh.index].some((root) =>
     [...(root.owner ? root.owner.query((v) => figure(v) && v.model.hold_render === false) : [])]
       .some((v) => v.has_finished && !v.has_finished()));
   let frames = 0;
@@ -184,8 +185,8 @@ PAINTED_JS = """() => new Promise((resolve) => {
 
 
 def painted(page) -> None:
-    """Wait for a state, not a time: every BokehJS view on screen has finished rendering and
-    two frames have been painted since (what a step, a theme or a media change asked for is
+    """Wait for a state, not a time: no step is easing, every BokehJS view on screen has
+    finished rendering and two frames have been painted since (what a step, a theme or a media change asked for is
     on screen); at most about two seconds of frames, so a view that never settles cannot hang
     the test (what the test then asserts says what is wrong)."""
     page.evaluate(PAINTED_JS)
@@ -265,6 +266,7 @@ SNAPSHOT_JS = """() => {
 
 
 def snapshot(page) -> list[str]:
+    page.wait_for_function("!window.lab?.player.easing")  # a step's easing ends on its frame
     return page.evaluate(SNAPSHOT_JS)
 
 

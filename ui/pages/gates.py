@@ -45,6 +45,7 @@ class GatesPage(Page):
              ("t = d: as many keys as channels", "stop_d"))
     named_views = {"states": "The state S of each rule", "update": "One update taken apart: read back, "
                    "erase, write", "time": "Over time: the state's size and the recall error"}
+    phases = gv.overwrite.PHASES  # a delta rule's step: read back, erase, write (animated)
     # a rule's own setting changes the picture only where the rule is compared
     only_with = {name: {"rules": ["linear", *rules]} for name, rules in gv.OWN_SETTINGS.items()}
 
@@ -68,8 +69,7 @@ class GatesPage(Page):
     # the new rules' own settings (shown while a rule that reads them is compared)
     rwkv_decay = param.Number(0.9, bounds=(0.55, 1.0), step=0.01, label="RWKV decay w",
                               doc="RWKV-7's and RWKV-6's decay per channel (theirs: 0.545 to 1)")
-    learning_rate = param.Number(1.0, bounds=(0.0, 1.0), step=0.05,
-                                 label="In-context learning rate a (RWKV-7)",
+    learning_rate = param.Number(1.0, bounds=(0.0, 1.0), step=0.05, label="In-context learning rate a (RWKV-7)",
                                  doc="The share of what κ̂ reads that RWKV-7 erases; it writes a ⊙ k")
     bonus = param.Number(1.0, bounds=(-1.0, 2.0), step=0.05, label="Bonus u (RWKV-6)",
                          doc="RWKV-6's weight of the token, which its state does not hold yet")
@@ -129,9 +129,9 @@ class GatesPage(Page):
             inspected, traces[inspected], *inputs[inspected], kwargs[inspected])
         vectors = np.stack([v, read_back, error], axis=1)  # (T, 3, d)
 
-        frames, limits = gv.with_empty_first, gv.running_limits
+        frames, limits = gv.with_empty_first, gv.running_limits  # t = 0: the first token's scale
         S_limits = limits(np.abs([traces[r].states for r in rules]).max(axis=0), 0.0)
-        S_limits[0] = S_limits[1]  # t = 0 shows empty states on the scale of the first token
+        S_limits[0] = S_limits[1]
         part_limits = limits(np.maximum(np.abs(erased), np.abs(written)), 1.0)
         labels = [LABELS[r] for r in rules]
         data = {"rules": rules, "labels": labels, "inspected": inspected, "x": np.arange(1, T + 1),
@@ -140,7 +140,8 @@ class GatesPage(Page):
                 "erased_limits": part_limits, "written": frames(written),
                 "written_limits": part_limits, "legend": gv.legend(labels),
                 "recall_note": gv.recall_note(self.stream, rules), "stop_start": 0,
-                "stop_d": min(d, T), "stop_rewrite": gv.first_repeat(stream.k)}
+                "stop_d": min(d, T), "stop_rewrite": gv.first_repeat(stream.k),
+                **gv.overwrite_phases(rules, gv.DELTA_RULES, LABELS, traces, inputs, kwargs)}
         for i in range(MAX_RULES):  # unused slots: zeros, hidden by their views
             r = rules[i] if i < len(rules) else None
             data[f"S{i}"] = frames(traces[r].states) if r else np.zeros((T + 1, d, d))
@@ -157,9 +158,8 @@ class GatesPage(Page):
              "n_h": self.householder_steps, "states": {x: traces[x].states for x in rules},
              "other": others[0] if others else None, "token_gates": token_gates,
              "auto": self.inspect == "auto"}
-        for key, text in (("caption", gv.caption), ("token_text", gv.token_text),
-                          ("delta_text", gv.delta_text), ("gates_text", gv.gates_table),
-                          ("frame_text", gv.frame_table)):
+        for key, text in (("caption", gv.caption), ("token_text", gv.token_text), ("delta_text", gv.delta_text),
+                          ("gates_text", gv.gates_table), ("frame_text", gv.frame_table)):
             data[key] = [text(r, t) for t in range(T + 1)]
         table = gv.csv_table(rules, token_gates, norms, errors, errors_old, T)
         return Run(t_max=T, data=data, table=table, info=gv.warnings(self, stream.k, gates["beta"]))
@@ -176,7 +176,6 @@ class GatesPage(Page):
         self.vectors = gv.ScaledHeatmap("vectors", "Read back and error", row_label="",
                                         col_label="value channel j", row_symbol="row",
                                         width=330, height=180, max_cols_labelled=6)
-        self.vectors.fig.yaxis.major_label_overrides = {0: "v", 1: "Sᵀk", 2: "v − Sᵀk"}
         self.erased = gv.ScaledHeatmap("erased", "Erased: β k (Sᵀk)ᵀ", value_name="erased[i, j]",
                                        **cells)
         self.written = gv.ScaledHeatmap("written", "Written: β k vᵀ", value_name="written[i, j]",
@@ -196,10 +195,11 @@ class GatesPage(Page):
         self.gate_table = Readout("gates_text", stylesheets=[GATE_TABLE_CSS], **wide)
         self.frame_table = gv.FrameTable("frame_text", stylesheets=[GATE_TABLE_CSS], **wide)
         self.legend = gv.Note("legend", sizing_mode="stretch_width")
+        self.phase_note = gv.overwrite.PhaseNote("overwrite_text", margin=(0, 10), **wide)
         self.recall = gv.Note("recall_note", sizing_mode="stretch_width")
         return [*self.heatmaps, self.vectors, self.erased, self.written, self.norm_plot,
                 self.newest_plot, self.old_plot, self.caption, self.token_info, self.delta_info,
-                self.gate_table, self.legend, self.recall, self.frame_table]
+                self.gate_table, self.legend, self.recall, self.frame_table, self.phase_note]
 
     def body(self) -> pn.viewable.Viewable:
         w = {"width": 220}
@@ -239,7 +239,7 @@ class GatesPage(Page):
         return pn.Column(
             controls, self.token_info.panel(),
             part("states", self.caption.panel(), heading("The state S of each rule (one colour scale)"),
-                 row(*self.heatmaps), main=True),
+                 self.phase_note.panel(), row(*self.heatmaps), main=True),
             part("update", heading("One update taken apart"), self.widget("inspect", pn.widgets.Select, **w),
                  self.delta_info.panel(), row(self.vectors, self.erased, self.written)),
             part("time", heading("Over time"), self.legend.panel(),

@@ -17,7 +17,7 @@ from bokeh.models import Div
 
 from ui.fmt import cell, num, sub, vec
 from ui.theme import LINES
-from ui.views import Heatmap, LinePlot, Readout, View
+from ui.views import Heatmap, LinePlot, Readout, View, overwrite
 
 TINY = Heatmap.TINY  # of a number's scale (1 for the relative errors): below it, "≈0"
 MAX_TICKS = 8  # tick labels per axis, so that d = 16 stays legible in a small figure
@@ -37,6 +37,9 @@ class ScaledHeatmap(Heatmap):
         self.fig.min_border_right = 64  # room for colour-bar labels that lengthen ("−1000")
         self.bindings = [*self.bindings, (self.mapper, "low", "low"), (self.mapper, "high", "high"),
                          (self.bar_mapper, "low", "low"), (self.bar_mapper, "high", "high")]
+        self.focus = overwrite.add_focus(self.fig) if slot is not None else None  # a rule's state
+        if self.focus is not None:
+            self.bindings.append((self.focus, "data.alpha", "focus"))
 
     def labelled(self) -> bool:
         return super().labelled() and self.cols <= self.max_cols_labelled
@@ -49,6 +52,8 @@ class ScaledHeatmap(Heatmap):
             self.fig.visible = self.slot < len(labels)
             self.title = labels[self.slot] if self.fig.visible else ""
             self.fig.title.text = self.title
+        if self.focus is not None:
+            overwrite.focus_rows(self.focus, self.rows, self.cols)
         for ticker, n in ((self.xticks, self.cols), (self.yticks, self.rows)):
             ticks = list(range(0, n, -(-n // MAX_TICKS)))
             if list(ticker.ticks) != ticks:  # in place: a new ticker would be a new model
@@ -58,6 +63,18 @@ class ScaledHeatmap(Heatmap):
         m = self._matrices(run)  # (T + 1, rows, cols)
         limits = np.asarray(run.data[self.limits], dtype=float)  # (T + 1,)
         limits = np.where(np.isfinite(limits) & (limits > 0), limits, 1.0)
+        out = self._frames_of(m, limits)
+        if self.focus is not None:
+            out |= overwrite.focus_frames(run, self.key, m.shape[1])
+        for phase in overwrite.PHASES:  # a delta rule's state in the phases of its step
+            key = overwrite.column(self.key, phase)
+            if key in run.data:
+                part = self._frames_of(np.asarray(run.data[key], dtype=float), limits)
+                out |= {overwrite.column(name, phase): part[name]
+                        for name in ("image", "light", "dark") if name in part}
+        return out
+
+    def _frames_of(self, m: np.ndarray, limits: np.ndarray) -> dict[str, list]:
         flat = m.reshape(len(m), -1)
         n = flat.shape[1]
         small = n <= self.MAX_LABELLED  # numbers in the cells and in the text alternative
@@ -629,3 +646,33 @@ def erase_share(rule: str, beta: np.ndarray, k: np.ndarray, kwargs: dict) -> np.
     if rule == "rwkv7":
         return np.sum(beta * kwargs["removal_key"] ** 2, axis=1)
     return beta * np.sum(k * k, axis=1)
+
+
+def overwrite_phases(slots: list[str], erasing, labels: dict, traces, inputs, kwargs, *,
+                     key: str = "overwrite_text") -> dict:
+    """Run data for the animated step's phases (ui/views/overwrite.py): the state of each
+    compared delta rule (``slots``: the compared rules, in slot order; those in ``erasing`` get
+    phases) at the end of ``read`` and ``erase``, under ``S{slot}@read`` / ``S{slot}@erase``,
+    and the note's texts under ``key`` (+ ``@phase``), its numbers from the first of them."""
+    delta = [(i, r) for i, r in enumerate(slots) if r in erasing]
+    T = len(traces[slots[0]].states)
+    if not delta:
+        return {key: ["None of the rules compared erases before it writes: add DeltaNet or "
+                      "Gated DeltaNet to see an overwrite in its phases."] * (T + 1)}
+    out, first = {}, None
+    for i, rule in delta:
+        K, V = inputs[rule]
+        read_back, _, erased, written, _ = taken_apart(rule, traces[rule], K, V, kwargs[rule])
+        decay = overwrite.decays(lambda r, k, v, t: frame_parts(r, k, v, token_gates(kwargs, r, t)),
+                                 rule, K, V, T)
+        for phase, states in overwrite.phase_states(traces[rule].states, decay, erased).items():
+            out[overwrite.column(f"S{i}", phase)] = states
+        out[f"S{i}_focus"] = overwrite.key_weights(K)
+        if first is None:
+            first = (rule, read_back, np.linalg.norm(erased, axis=(1, 2)),
+                     np.linalg.norm(written, axis=(1, 2)), bool(np.any(decay != 1)))
+    rule, read_back, erased_norm, written_norm, decays = first
+    others = [labels[r] for _, r in delta if r != rule]
+    texts = overwrite.phase_texts(labels[rule], others, read_back, erased_norm, written_norm,
+                                  decays, T, small=read_back.shape[1] <= 8)
+    return out | {key: texts["text"], **{overwrite.column(key, p): texts[p] for p in overwrite.PHASES}}
