@@ -231,7 +231,7 @@ class GatesPage(Page):
             return pn.FlexBox(*(v.panel() for v in views), sizing_mode="stretch_width")
 
         def heading(text: str) -> pn.pane.HTML:
-            return pn.pane.HTML(f"<h4>{text}</h4>", margin=(0, 10))
+            return pn.pane.HTML(f"<h3 style='font-size:1em;margin:1.33em 0'>{text}</h3>", margin=(0, 10))
 
         gates, frame = (pn.Column(heading(title), view.panel(), sizing_mode="stretch_width",
                                   css_classes=["lab-secondary"]) for title, view in (

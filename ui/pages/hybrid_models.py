@@ -24,7 +24,7 @@ import panel as pn
 from sim import cache, hf_config
 from ui.fmt import plain
 from ui.page import SETTINGS_ERRORS
-from ui.theme import style_widget
+from ui.theme import group_label, style_widget
 from ui.urlstate import MAX_VALUE
 from ui.views.hybrid import format_model_json
 
@@ -91,13 +91,13 @@ class ConfigImport:
             label="Hugging Face config.json", placeholder='{"model_type": "jamba", …}',
             height=160, max_length=MAX_FILE_BYTES, sizing_mode="stretch_width", min_width=280,
             max_width=760, styles={"font-family": "monospace"})
-        self.file = pn.widgets.FileInput(accept=".json,application/json", margin=(0, 10))
+        self.file = pn.widgets.FileInput(label="Or read a config.json file", margin=(0, 10),
+                                         accept=".json,application/json")
         self.slot = pn.widgets.RadioButtonGroup(options={"as model A": "a", "as model B": "b"},
                                                 value="a", color="primary", variant="outline",
                                                 width=220)
         self.button = pn.widgets.Button(label="Read config.json", color="primary", width=200)
-        self.report = pn.pane.HTML("", sizing_mode="stretch_width", max_width=760,
-                                   margin=(0, 10))
+        self.report = pn.pane.HTML("", sizing_mode="stretch_width", max_width=760, margin=(0, 10))
         self.button.on_click(lambda _e: self.read(self.box.value))
         self.file.param.watch(lambda e: self.read_file(e.new), "value")
         self.widgets = [style_widget(w) for w in (self.box, self.file, self.slot, self.button)]
@@ -138,10 +138,10 @@ class ConfigImport:
         return False
 
     def panel(self) -> pn.Column:
+        row = pn.Row(group_label("Show it", margin=(12, 0, 0, 10)), self.slot, self.button)
         return pn.Column(pn.pane.HTML(CONFIG_HINT, sizing_mode="stretch_width", max_width=760,
                                       margin=(0, 10), styles={"font-size": "0.85em"}),
-                         self.box, self.file, pn.Row(self.slot, self.button), self.report,
-                         sizing_mode="stretch_width")
+                         self.box, self.file, row, self.report, sizing_mode="stretch_width")
 
 
 def read_config_text(text: str) -> dict:
