@@ -19,6 +19,8 @@ for no role or binding that is not here, and that every role is used by a page.
 
 from __future__ import annotations
 
+from ui.theme import HEATMAP
+
 # role -> (class, what the shell does with a model that has it)
 ROLES: dict[str, tuple[str, str]] = {
     "main_view": ("lab-main-view", "what the presenter view shows, fitted to the screen; the first "
@@ -82,7 +84,9 @@ def role(name: str) -> str:
 
 def contract() -> dict:
     """What lab-config's ``contract`` holds (JSON): role -> class, the view prefix, the veil's
-    name, the frame bindings and the worker messages' names."""
+    name, the frame bindings, the worker messages' names and each theme's heatmap colours
+    (ui.theme.HEATMAP)."""
     return {"roles": {name: cls for name, (cls, _) in ROLES.items()}, "view_prefix": VIEW_PREFIX,
             "veil": VEIL_NAME, "frames": dict(FRAMES),
-            "worker": {name: name for name in WORKER_MESSAGES}}
+            "worker": {name: name for name in WORKER_MESSAGES},
+            "heatmap": {theme: dict(c, palette=list(c["palette"])) for theme, c in HEATMAP.items()}}

@@ -13,6 +13,30 @@ from bokeh.palettes import Colorblind8, RdBu11
 
 # Negative values blue, zero white, positive red (RdBu11 runs from dark blue to dark red).
 DIVERGING = tuple(RdBu11)
+
+
+def _mix(a: str, b: str, w: float) -> str:
+    """The colour a fraction w of the way from a to b (#rrggbb)."""
+    return "#" + "".join(f"{round(int(a[i:i + 2], 16) * (1 - w) + int(b[i:i + 2], 16) * w):02x}"
+                         for i in (1, 3, 5))
+
+
+# The dark theme's diverging scale: zero a neutral a shade off the dark background (RdBu's
+# near-white zero glared on a dark page), light blue and light orange-red at the ends; the
+# same hues as RdBu, the order of lightness turned round as the background is.
+_ZERO_DARK, _BLUE_DARK, _RED_DARK = "#262c34", "#8cc4ec", "#f4a582"
+DIVERGING_DARK = tuple([_mix(_ZERO_DARK, _BLUE_DARK, j / 5) for j in range(5, 0, -1)] + [_ZERO_DARK]
+                       + [_mix(_ZERO_DARK, _RED_DARK, j / 5) for j in range(1, 6)])
+# A signed heatmap's colours in each theme: its scale, the ink of the numbers in cells near zero
+# ("ink") and in cells far from it ("ink_strong", beyond Heatmap.DARK of the limit), the
+# lines between cells and a masked cell (no number: darker than zero in both themes). Pages are built with "light"; the shell (assets/js/restyle.js) swaps in
+# the theme's from lab-config's contract (ui.contract.contract()["heatmap"]).
+HEATMAP = {
+    "light": {"palette": DIVERGING, "ink": "#1f2328", "ink_strong": "#ffffff", "border": "#ffffff",
+              "masked": "#d0d7de"},
+    "dark": {"palette": DIVERGING_DARK, "ink": "#e6edf3", "ink_strong": "#0d1117",
+             "border": "#161b22", "masked": "#0d1117"},
+}
 # Okabe-Ito without its yellow (too faint on white) and black (reserved for text).
 LINES = (Colorblind8[0], Colorblind8[5], Colorblind8[3], Colorblind8[6], Colorblind8[1], Colorblind8[4])
 

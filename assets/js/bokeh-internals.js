@@ -148,3 +148,20 @@ export function wrapOnChange(jsdoc, wrap) {
 // keeps stepping).
 export const createPatch = (doc, events) => doc.create_json_patch(events);
 export const applyPatch = (doc, patch, buffers) => doc.apply_json_patch(patch, buffers);
+
+// [3.9.2] A Tabs view's parts: view.headers_wrapper_el (the row of headers), view.header_els (one
+// div per tab, focusable, no role) and view.child_views (the panels, in the same shadow root).
+// Gains: the headers made a real tab set (tabs.js). Fallback: null (the tabs stay clickable).
+export function tabParts(model) {
+  const view = viewOf(model);
+  if (!view || !view.headers_wrapper_el || !Array.isArray(view.header_els)) return null;
+  return { list: view.headers_wrapper_el, tabs: view.header_els,
+    panels: (view.child_views || []).map((v) => v && v.el) };
+}
+
+// [3.9.2] A figure's events layer (view.canvas_view.events_el), made a tab stop by BokehJS
+// for tools that take keys (the edit tools; none here). Fallback: null (the canvas stays one).
+export const eventsLayer = (model) => {
+  const view = viewOf(model);
+  return (view && view.canvas_view && view.canvas_view.events_el) || null;
+};

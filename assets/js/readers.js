@@ -1,11 +1,13 @@
 // Screen readers: a step is announced politely once stepping stops (t and the page's caption,
 // the model with the caption role), and Panel's widgets get the names they lack: sliders'
-// handles, spin buttons and checkboxes have no accessible name, toggle groups no state.
-// Named here from the models' own labels.
-import { allModels, viewOf } from "./bokeh-internals.js";
+// handles, spin buttons, checkboxes and a MultiChoice's box have no accessible name, toggle
+// groups no state. Named here from the models' own labels; tabs made a tab set (tabs.js) and
+// the figures' canvases taken out of the tab order (BokehJS makes each a tab stop).
+import { allModels, eventsLayer, isFigure, viewOf } from "./bokeh-internals.js";
 import { $, frameBindings, hasRole } from "./config.js";
 import { postHeight } from "./embeds.js";
 import { player } from "./player.js";
+import { realTabs } from "./tabs.js";
 
 // Markup read as text: parsed inert (a template runs nothing), hidden parts left out.
 export function plainText(html) {
@@ -51,8 +53,15 @@ export function nameOf(m, parents) {
   }
   return name.split(":")[0].trim();
 }
+// A figure's canvas is a tab stop only when a tool of its own takes keys (an edit tool).
+const takesKeys = (m) => m.toolbar && (m.toolbar.tools || []).some((tool) => /Edit/.test(tool.type || ""));
 export function label(doc) {
   const models = allModels(doc);
+  realTabs(doc);
+  for (const m of models) {
+    const layer = isFigure(m) && !takesKeys(m) ? eventsLayer(m) : null;
+    if (layer && layer.tabIndex !== -1) layer.tabIndex = -1;
+  }
   const parents = new Map();
   for (const m of models) for (const k of (m.children && Array.isArray(m.children) ? m.children : [])) if (k && typeof k === "object") parents.set(k, m);
   for (const m of models) {
@@ -66,6 +75,7 @@ export function label(doc) {
     setName(sr.querySelector(".bk-spin-btn-up"), `Increase ${name}`);
     setName(sr.querySelector(".bk-spin-btn-down"), `Decrease ${name}`);
     if (m.type === "Checkbox") setName(sr.querySelector("input[type=checkbox]"), textOf(m));
+    setName(sr.querySelector(".choices[role=combobox]"), name);  // a MultiChoice's box (Choices.js)
     const group = sr.querySelector(".bk-btn-group");
     if (group && Array.isArray(m.labels)) {
       group.setAttribute("role", "group");

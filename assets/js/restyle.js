@@ -88,9 +88,39 @@ function setFont(m) {
   }
 }
 
+// A signed heatmap in the theme's colours (ui/theme.py HEATMAP, in the contract): its scale
+// (zero the theme's neutral, not white on a dark page), the numbers' inks and the lines
+// between cells. The page is built in the light ones; a model is matched by them.
+const HEATMAP_GLYPHS = { Text: [["text_color", "ink"], ["text_color", "ink_strong"]],
+  Segment: [["line_color", "border"]], Rect: [["line_color", "border"]], Quad: [["line_color", "border"]] };
+function swapSpec(m, prop, from, to) {  // a glyph's value spec built as ``from``: ``to`` now
+  const b = base(m, prop);
+  if (!b || typeof b !== "object" || String(b.value).toLowerCase() !== from) return false;
+  if (!m[prop] || m[prop].value !== to) m[prop] = Object.assign({}, b, { value: to });
+  return true;
+}
+function heatmapColours(m, theme) {
+  const all = contract().heatmap;
+  if (!all || !all.light) return false;
+  const light = all.light, want = all[theme] || light;
+  if (m.type === "LinearColorMapper") {
+    const b = base(m, "palette");
+    if (Array.isArray(b) && b.join() === light.palette.join() && m.palette.join() !== want.palette.join()) m.palette = [...want.palette];
+    if (base(m, "nan_color") === light.masked) set(m, "nan_color", want.masked);  // a masked cell
+    return true;
+  }
+  return (HEATMAP_GLYPHS[m.type] || []).some(([prop, key]) => swapSpec(m, prop, light[key], want[key]));
+}
+
 function paint(doc, theme, c, f) {
   for (const m of allModels(doc)) {
     setFont(m);
+    // other text drawn in a figure in a neutral grey, and outlines: light on a dark page
+    if (!heatmapColours(m, theme) && m.type === "Text") {
+      const b = base(m, "text_color");
+      if (b && typeof b === "object" && NEUTRAL.has(String(b.value).toLowerCase())) swapSpec(m, "text_color", String(b.value).toLowerCase(), theme === "light" ? b.value : c.muted);
+    }
+    if (m.type === "BoxAnnotation") ink(m, "line_color", theme, c.text);
     if ("background_fill_color" in m && "renderers" in m && "toolbar" in m) {  // a figure
       for (const p of ["width", "min_width", "max_width"]) if (typeof base(m, p) === "number") scaled(m, p, f.size * f.wide(m));
       for (const p of ["height", "min_height", "max_height"]) if (typeof base(m, p) === "number") scaled(m, p, f.size * f.tall);

@@ -85,7 +85,7 @@ def group_names(page) -> dict[str, str]:
     return names
 
 
-# Not yet named: none (the config.json box's slot group is "Show the model read from it").
+# Every toggle group is named (the config.json box's slot group, "Show it", was the last).
 UNNAMED: set = set()
 
 

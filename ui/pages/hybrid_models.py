@@ -91,7 +91,7 @@ class ConfigImport:
             label="Hugging Face config.json", placeholder='{"model_type": "jamba", …}',
             height=160, max_length=MAX_FILE_BYTES, sizing_mode="stretch_width", min_width=280,
             max_width=760, styles={"font-family": "monospace"})
-        self.file = pn.widgets.FileInput(accept=".json,application/json", margin=(0, 10))
+        self.file = pn.widgets.FileInput(label="Or read a config.json file", margin=(0, 10), accept=".json,application/json")
         self.slot = pn.widgets.RadioButtonGroup(options={"as model A": "a", "as model B": "b"},
                                                 value="a", color="primary", variant="outline",
                                                 width=220)

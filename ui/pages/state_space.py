@@ -157,7 +157,7 @@ class StateSpacePage(Page):
         fig = pn.pane.Bokeh
 
         def heading(text: str) -> pn.pane.HTML:
-            return pn.pane.HTML(f"<h4>{text}</h4>", margin=(0, 10))
+            return pn.pane.HTML(f"<h3 style='font-size:1em;margin:1.33em 0'>{text}</h3>", margin=(0, 10))
 
         mamba = pn.Column(
             self.caption.panel(), heading("Mamba: the step size chooses, token by token"),

@@ -33,7 +33,7 @@ from bokeh.models import (
 from bokeh.plotting import figure
 
 from ui.fmt import cell, num
-from ui.theme import DIVERGING, LINES
+from ui.theme import DIVERGING, HEATMAP, LINES
 
 TOOLS = "save"  # every plot can be saved as PNG; pan/zoom would fight with touch scrolling
 
@@ -144,7 +144,7 @@ class Heatmap(View):
 
     DARK = 0.55  # beyond this fraction of the scale's limit a cell is too dark for black ink
     MAX_LABELLED = 64  # cells; beyond this the numbers do not fit and hover gives them
-    INK, INK_ON_DARK = "#1f2328", "#ffffff"
+    INK, INK_ON_DARK = HEATMAP["light"]["ink"], HEATMAP["light"]["ink_strong"]  # (the dark theme's: restyle.js)
     TINY = 1e-9  # of the scale's limit: below it a number is rounding residue, shown "≈0"
     BORDER_ALPHA = 0.5  # white at this opacity around every cell
 
@@ -165,7 +165,7 @@ class Heatmap(View):
         self.cells = self.fig.image(image="image", x=-0.5, y=-0.5, dw=1, dh=1,
                                     color_mapper=self.mapper, source=self.image_source,
                                     level="overlay")
-        self.fig.segment("x0", "y0", "x1", "y1", source=self.grid_source, line_color="#ffffff",
+        self.fig.segment("x0", "y0", "x1", "y1", source=self.grid_source, line_color=HEATMAP["light"]["border"],
                          line_alpha="alpha", level="overlay")
         self.labels = [self.fig.text("x", "y", text=column, source=self.source,
                                      text_align="center", text_baseline="middle",

@@ -14,11 +14,11 @@ import numpy as np
 from bokeh.models import BoxAnnotation, ColumnDataSource, FixedTicker, HoverTool
 
 from ui.fmt import count, num, vec
-from ui.theme import LINES
+from ui.theme import HEATMAP, LINES
 from ui.views import Heatmap, View, make_figure
 
 INK = "#1f2328"  # the current token's outline: dark, to stand out on every chunk colour
-MASKED = "#d0d7de"  # grey: a cell with no number (masked or past the chunk's end)
+MASKED = HEATMAP["light"]["masked"]  # grey: a cell with no number (masked, past the chunk's end)
 LABELLED_TOKENS = 40  # beyond this many tokens the numbers in the strip do not fit
 TABLE_CSS = ".lab-forms td, .lab-forms th {padding: 2px 12px 2px 0; text-align: right}"
 
