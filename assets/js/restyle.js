@@ -5,6 +5,8 @@
 import { allModels, deferLayout, isFigure, laidOut } from "./bokeh-internals.js";
 import { arrange, kids, layoutWanted } from "./arrange.js";
 import { contract, hasRole } from "./config.js";
+import { base, fontFamily, scaled, set, textWidth } from "./figure-base.js";
+import { fitTexts, shareScales } from "./fit-text.js";
 import { player } from "./player.js";
 
 export const THEMES = {
@@ -13,28 +15,6 @@ export const THEMES = {
 };
 const NEUTRAL = new Set(["#57606a", "#6e7781", "#8c959f", "#444444", "#1f2328", "grey", "gray", "black"]);
 const PRESENT = { size: 1.45, font: 1.6, line: 1.8 };
-const bases = new WeakMap();  // model -> {prop: value as the page built it}
-
-function base(model, prop) {
-  let b = bases.get(model);
-  if (!b) bases.set(model, (b = {}));
-  if (!(prop in b)) b[prop] = model[prop];
-  return b[prop];
-}
-const WHOLE = new Set(["width", "height", "min_width", "min_height", "glyph_width", "glyph_height", "spacing", "label_height"]);
-function scaled(model, prop, factor) {
-  if (!(prop in model)) return;
-  const b = base(model, prop);
-  if (typeof b === "number") set(model, prop, WHOLE.has(prop) ? Math.round(b * factor) : Math.round(b * factor * 100) / 100);
-  else if (typeof b === "string" && b.endsWith("px")) set(model, prop, `${Math.round(parseFloat(b) * factor)}px`);
-  else if (b && typeof b === "object" && typeof b.value === "string" && b.value.endsWith("px")) {  // a glyph's value spec
-    const value = `${Math.round(parseFloat(b.value) * factor)}px`;
-    if (!model[prop] || model[prop].value !== value) model[prop] = Object.assign({}, b, { value });
-  }
-}
-function set(model, prop, value) {
-  if (model[prop] !== value) model[prop] = value;
-}
 function ink(model, prop, theme, colour) {
   const b = base(model, prop);
   if (typeof b === "string" && NEUTRAL.has(b.toLowerCase())) set(model, prop, theme === "light" ? b : colour);
@@ -70,15 +50,6 @@ export function restyle(doc, theme, present, opts) {
 // so a figure measures the same on every machine: titles, axes, legends, colour bars, labels
 // and the numbers in heatmap cells (a glyph's text_font is a value spec).
 const FONT_PROPS = ["text_font", "axis_label_text_font", "major_label_text_font", "label_text_font", "title_text_font"];
-let font = null;
-function fontFamily() {
-  if (font === null) {
-    const css = typeof document !== "undefined" && typeof getComputedStyle === "function"
-      ? getComputedStyle(document.documentElement).getPropertyValue("--font") : "";
-    font = css.trim() || "sans-serif";
-  }
-  return font;
-}
 function setFont(m) {
   for (const p of FONT_PROPS) {
     if (!(p in m)) continue;
@@ -189,87 +160,4 @@ function paint(doc, theme, c, f) {
       }
     }
   }
-}
-
-// Heatmaps side by side on one colour scale (gates' states: one scale for every rule), in the
-// presenter view: one y axis (the first's) and one colour bar (the last's) for the row, so their
-// cells have the room for numbers read from afar (four in a row had cells 44 px wide).
-const barOf = (fig) => (fig.right || []).find((r) => r && "color_mapper" in r && "major_label_text_color" in r);
-const isHeatmap = (m) => isFigure(m) && (m.renderers || []).some((r) => r.glyph && r.glyph.type === "Image");
-function shareScales(doc, present) {
-  for (const row of allModels(doc)) {
-    if (!("children" in row)) continue;
-    const maps = kids(row).filter((k) => isHeatmap(k) && k.visible && barOf(k));
-    const same = (k) => { const a = barOf(k).color_mapper, b = barOf(maps[0]).color_mapper, y = (m) => m.y_range.start - m.y_range.end;
-      return a.low === b.low && a.high === b.high && y(k) === y(maps[0]) && k.yaxis?.[0]?.axis_label === maps[0].yaxis?.[0]?.axis_label; };
-    const shared = present && maps.length >= 3 && maps.every(same);
-    maps.forEach((k, i) => {
-      const bar = barOf(k), axis = (k.left || [])[0];
-      const hideBar = shared && i < maps.length - 1, hideAxis = shared && i > 0;
-      base(bar, "visible"), base(k, "min_border_right");
-      set(bar, "visible", hideBar ? false : base(bar, "visible"));
-      if (typeof base(k, "min_border_right") === "number") set(k, "min_border_right", hideBar ? 8 : base(k, "min_border_right"));
-      if (axis) set(axis, "visible", hideAxis ? false : base(axis, "visible"));
-    });
-  }
-}
-
-// The width of a text in the site's font at 1 px (a canvas measures it; in node, an estimate).
-let ruler = null;
-export function textWidth(text, px = 1, bold = false) {
-  if (ruler === null) {
-    try { ruler = typeof document !== "undefined" ? document.createElement("canvas").getContext("2d") : false; } catch (e) { ruler = false; }
-  }
-  if (!ruler) return 0.62 * px * String(text).length;
-  ruler.font = `${bold ? "bold " : ""}100px ${fontFamily()}`;
-  return (ruler.measureText(String(text)).width / 100) * px;
-}
-const baseSize = (m, prop) => { const b = base(m, prop); return parseFloat(b && typeof b === "object" ? b.value : b) || 11; };
-// Every figure's axis labels no longer than the figure (a long y label on a short figure was
-// cut at both ends: "query: token t of the chunk"), and, in the presenter view, the numbers in
-// a heatmap's cells as large as its cells allow, up to 30 px: they scale with the figure (at
-// 11 px they could not be read from the back of a room). The cells' size is the one the
-// figure gets now, less what its axes and colour bar took in the last layout.
-const CELL_HEIGHT = 0.55, CELL_WIDTH = 0.86, CELL_MAX = 30;
-function fitTexts(doc, f, present) {
-  for (const fig of allModels(doc)) {
-    if (!isFigure(fig) || typeof base(fig, "width") !== "number" || typeof base(fig, "height") !== "number") continue;
-    const was = laidOut(fig);
-    let w = base(fig, "width") * f.size * f.wide(fig), h = base(fig, "height") * f.size * f.tall;
-    if (was && was.width < w - 2) w = was.width;  // a fluid figure, narrower than its own width
-    for (const [side, room] of [["left", h], ["right", h], ["below", w], ["above", w]]) {
-      for (const axis of fig[side] || []) {
-        if (!axis || !("axis_label_text_font_size" in axis) || !axis.axis_label) continue;
-        const want = Math.round(13 * f.font), fits = Math.floor(0.94 * room / textWidth(axis.axis_label, 1));
-        set(axis, "axis_label_text_font_size", `${Math.max(9, Math.min(want, fits))}px`);
-      }
-    }
-    if (!present) continue;
-    const glyphs = (fig.renderers || []).map((r) => r.glyph).filter(Boolean);
-    if (!glyphs.some((g) => g.type === "Image")) continue;
-    const cols = Math.abs(fig.x_range.end - fig.x_range.start), rows = Math.abs(fig.y_range.end - fig.y_range.start);
-    for (const r of fig.renderers || []) {
-      const g = r.glyph;
-      if (!g || g.type !== "Text" || !("text_font_size" in g)) continue;
-      let px = baseSize(g, "text_font_size") * Math.max(1, f.size);
-      if (was && cols > 0 && rows > 0) {
-        const cellW = (w - (was.width - was.frameWidth)) / cols, cellH = (h - (was.height - was.frameHeight)) / rows;
-        px = Math.min(CELL_MAX, CELL_HEIGHT * cellH, CELL_WIDTH * cellW / textWidth(longestLabel(r.data_source), 1));
-      }
-      const value = `${Math.max(8, Math.floor(px))}px`;
-      if (!g.text_font_size || g.text_font_size.value !== value) g.text_font_size = Object.assign({}, base(g, "text_font_size"), { value });
-    }
-  }
-}
-// The longest text a text glyph's source shows at any t (its frames), so the numbers keep one
-// size while stepping.
-function longestLabel(source) {
-  let longest = "0.00";
-  const consider = (v) => { if (typeof v === "string" && v.length > longest.length) longest = v; };
-  const data = player.frames && player.frames.data;
-  for (const [model, attrs] of player.groups || []) {
-    if (model !== source || !data) continue;
-    for (const [, column] of attrs) for (const frame of data[column] || []) if (Array.isArray(frame)) frame.forEach(consider);
-  }
-  return longest;
 }
