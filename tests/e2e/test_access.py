@@ -66,12 +66,12 @@ def test_the_hybrid_tabs_are_a_real_tab_set(context, server):
     headers were focusable divs that Enter, Space and the arrows did nothing to."""
     page = built(context, server, "hybrid")
     s = tab_set(page)
-    assert [t["text"] for t in s["tabs"]] == ["Model description (JSON)", "Hugging Face config.json"]
+    assert [t["text"] for t in s["tabs"]] == ["Model as JSON", "Hugging Face config.json"]
     assert [(t["selected"], t["tabindex"]) for t in s["tabs"]] == [("true", 0), ("false", -1)]
     ids = {t["id"]: t["controls"] for t in s["tabs"]}
     assert sorted(p["labelledby"] for p in s["panels"]) == sorted(ids)
     assert all(ids[p["labelledby"]] == p["id"] for p in s["panels"])
-    first = page.get_by_role("tab", name="Model description (JSON)")
+    first = page.get_by_role("tab", name="Model as JSON")
     first.focus()
     t = page.evaluate("lab.player.t")
     page.keyboard.press("ArrowRight")  # moves the focus, selects nothing, steps nothing
