@@ -8,6 +8,7 @@ import gzip
 import hashlib
 import json
 import re
+from pathlib import Path
 
 import pytest
 from conftest import PAGE_SLUGS, open_page, painted, t_of, wait_live, watch
@@ -35,11 +36,14 @@ def test_every_page_boots_from_the_snapshot(context, server, slug):
     assert visit.problems() == []
 
 
-def broken_heap(route) -> None:
-    """The snapshot's first 4 MB and then garbage: gzip's CRC check fails it."""
-    body = route.fetch().body()
-    route.fulfill(status=200, body=body[: 4 << 20] + b"\x00" * 1000,
-                  headers={"Content-Type": "application/gzip"})
+def broken_heap(site: Path):
+    """A route handler: the snapshot's first 4 MB and then garbage, so gzip's CRC check fails
+    it. Read from the built site's file (fetching the real 19 MB through Playwright inside the
+    handler held the page's load past goto's 30 s on a busy machine)."""
+    info = json.loads((site / "build-info.json").read_text())["snapshot"]
+    with (site / info["heap"]).open("rb") as f:
+        body = f.read(4 << 20) + b"\x00" * 1000
+    return lambda route: route.fulfill(status=200, body=body, headers={"Content-Type": "application/gzip"})
 
 
 @pytest.mark.parametrize("how", ["blocked", "missing", "corrupt", "zeros"])
@@ -51,7 +55,7 @@ def test_a_snapshot_that_cannot_restore_still_goes_live(context, server, site, h
     elif how == "missing":
         page.route(SNAPSHOT, lambda route: route.fulfill(status=404, body="not found"))
     elif how == "corrupt":
-        page.route(SNAPSHOT, broken_heap)
+        page.route(SNAPSHOT, broken_heap(site))
     else:  # a well-formed gzip of the right length, all zeros: Pyodide's own check fails it
         size = json.loads((site / "build-info.json").read_text())["snapshot"]["heap_bytes"]
         zeros = gzip.compress(b"\x00" * size)
