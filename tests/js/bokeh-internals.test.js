@@ -4,6 +4,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { decodeDocument, deferLayout, hold, releaseNow, setMarkup, viewOf } from "../../assets/js/bokeh-internals.js";
+import { nodeDocument } from "./fixture.js";
 
 function rootView(doc, views = new Map()) {
   const calls = [];
@@ -70,12 +71,19 @@ test("a model's view is found through the root views and remembered while on the
 });
 
 test("a Div's text goes into its element silently; without a view the caller sets it", () => {
-  const div = { type: "Div", render_as_text: false, setv(p, o) { this.set = [p, o]; } };
-  const view = { el: { isConnected: true }, markup_el: { innerHTML: "" } };
+  const div = { type: "Div", render_as_text: false, setv(p, o) { this.set = [p, o]; Object.assign(this, p); } };
+  const dom = nodeDocument();
+  const view = { el: { isConnected: true }, markup_el: dom.createElement("div") };
   globalThis.window = { Bokeh: { index: [rootView({}, new Map([[div, view]]))] } };
   assert.equal(setMarkup(div, "<b>1</b>"), true);
   assert.equal(view.markup_el.innerHTML, "<b>1</b>");
   assert.deepEqual(div.set, [{ text: "<b>1</b>" }, { silent: true }]);
+  dom.changes.length = 0;
+  assert.equal(setMarkup(div, "<b>1</b>"), true);  // the same text again: nothing touched
+  assert.deepEqual(dom.changes, []);
+  div.text = "<b>2</b>";  // set another way (a patch from Python): the element is brought to it
+  assert.equal(setMarkup(div, "<b>1</b>"), true);
+  assert.equal(view.markup_el.innerHTML, "<b>1</b>");
   assert.equal(setMarkup({ type: "Div", render_as_text: true, setv() {} }, "x"), false);
   delete globalThis.window;
 });

@@ -62,3 +62,74 @@ export function fakeDocument() {
   };
   return elements;
 }
+
+// A stand-in for the DOM's nodes, enough for morph.js: elements and text nodes, children moved
+// (not copied) as in the DOM, attributes by namespace, and a template whose innerHTML parses a
+// plain subset of HTML (tags with quoted attributes, void tags, text). Every change is counted
+// in `changes` of the document, so a test sees what a morph touched.
+const VOID = new Set(["br", "img", "hr", "input"]);
+const HTML_NS = "http://www.w3.org/1999/xhtml";
+
+export class FakeNode {
+  constructor(doc, type, name, value = null) {
+    Object.assign(this, { ownerDocument: doc, nodeType: type, nodeName: name, _value: value,
+      namespaceURI: type === 1 ? HTML_NS : null, childNodes: [], attrs: [], parentNode: null });
+  }
+  get attributes() { return this.attrs.slice(); }
+  get nodeValue() { return this._value; }
+  set nodeValue(v) { this._value = v; this.ownerDocument.changes.push(["text", v]); }
+  _detach(n) { if (n.parentNode) n.parentNode.childNodes.splice(n.parentNode.childNodes.indexOf(n), 1); }
+  appendChild(n) { this._detach(n); n.parentNode = this; this.childNodes.push(n); this.ownerDocument.changes.push(["add", n.nodeName]); return n; }
+  replaceChild(n, old) {
+    this._detach(n);
+    this.childNodes[this.childNodes.indexOf(old)] = n; n.parentNode = this; old.parentNode = null;
+    this.ownerDocument.changes.push(["replace", old.nodeName, n.nodeName]); return old;
+  }
+  removeChild(n) { this._detach(n); n.parentNode = null; this.ownerDocument.changes.push(["remove", n.nodeName]); return n; }
+  _attr(ns, local) { return this.attrs.find((a) => a.namespaceURI === ns && a.localName === local); }
+  hasAttributeNS(ns, local) { return Boolean(this._attr(ns, local)); }
+  getAttributeNS(ns, local) { const a = this._attr(ns, local); return a ? a.value : null; }
+  setAttributeNS(ns, name, value) {
+    const local = name.includes(":") ? name.split(":")[1] : name;
+    const a = this._attr(ns, local);
+    if (a) a.value = value; else this.attrs.push({ namespaceURI: ns, name, localName: local, value });
+    this.ownerDocument.changes.push(["attr", name, value]);
+  }
+  removeAttributeNS(ns, local) { this.attrs = this.attrs.filter((a) => a !== this._attr(ns, local)); this.ownerDocument.changes.push(["unattr", local]); }
+  get outerHTML() {
+    if (this.nodeType === 3) return this.nodeValue;
+    const tag = this.nodeName.toLowerCase();
+    const attrs = this.attrs.map((a) => ` ${a.name}="${a.value}"`).join("");
+    return VOID.has(tag) ? `<${tag}${attrs}>` : `<${tag}${attrs}>${this.innerHTML}</${tag}>`;
+  }
+  get innerHTML() { return this.childNodes.map((n) => n.outerHTML).join(""); }
+}
+
+export function nodeDocument() {
+  const doc = { changes: [] };
+  doc.createElement = (tag) => {
+    const el = new FakeNode(doc, 1, tag.toUpperCase());
+    if (tag === "template") {
+      el.content = new FakeNode(doc, 11, "#document-fragment");
+      Object.defineProperty(el, "innerHTML", { set(html) { parseInto(doc, el.content, html); } });
+    }
+    return el;
+  };
+  doc.createTextNode = (text) => new FakeNode(doc, 3, "#text", text);
+  return doc;
+}
+
+function parseInto(doc, root, html) {
+  const stack = [root];
+  const push = (n) => { const p = stack[stack.length - 1]; n.parentNode = p; p.childNodes.push(n); };
+  for (const [, close, tag, attrs, text] of html.matchAll(/<(\/?)([a-z0-9]+)((?:\s+[a-z:-]+="[^"]*")*)\s*>|([^<]+)/g)) {
+    if (text !== undefined) push(doc.createTextNode(text));
+    else if (close) stack.pop();
+    else {
+      const el = new FakeNode(doc, 1, tag.toUpperCase());
+      for (const [, name, value] of attrs.matchAll(/([a-z:-]+)="([^"]*)"/g)) el.attrs.push({ namespaceURI: null, name, localName: name, value });
+      push(el);
+      if (!VOID.has(tag)) stack.push(el);
+    }
+  }
+}
