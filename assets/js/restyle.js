@@ -48,11 +48,13 @@ export function restyle(doc, theme, present, opts) {
 
 // Every text of every figure in the site's UI font (the --font of lab.css, which ships it),
 // so a figure measures the same on every machine: titles, axes, legends, colour bars, labels
-// and the numbers in heatmap cells (a glyph's text_font is a value spec).
+// and the numbers in heatmap cells (a glyph's text_font is a value spec). A text built in
+// "monospace" keeps it: its labels are padded to one width (hybrid's bar axis), so a step's new
+// labels leave the axis as wide as it was; in the UI font it laid the page out again (95 ms).
 const FONT_PROPS = ["text_font", "axis_label_text_font", "major_label_text_font", "label_text_font", "title_text_font"];
 function setFont(m) {
   for (const p of FONT_PROPS) {
-    if (!(p in m)) continue;
+    if (!(p in m) || base(m, p) === "monospace") continue;
     const v = m[p];
     if (typeof v === "string") set(m, p, fontFamily());
     else if (v && typeof v === "object" && "value" in v && v.value !== fontFamily()) m[p] = { value: fontFamily() };
