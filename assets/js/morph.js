@@ -16,18 +16,29 @@ function sameKind(a, b) {
   return a.nodeType === b.nodeType && a.nodeName === b.nodeName && a.namespaceURI === b.namespaceURI;
 }
 
-// The children of `into` made the same as those of `from` (whose nodes may be moved).
+// The children of `into` made the same as those of `from` (whose nodes may be moved). An
+// element equal to its new one (the browser compares them, natively) is left alone whole.
 export function sync(into, from) {
-  const want = Array.from(from.childNodes);
-  const have = Array.from(into.childNodes);
-  for (let i = 0; i < want.length; i++) {
-    const w = want[i], h = have[i];
+  let h = into.firstChild;
+  for (let w = from.firstChild; w;) {
+    const next = w.nextSibling;
     if (!h) into.appendChild(w);
-    else if (!sameKind(h, w)) into.replaceChild(w, h);
-    else if (h.nodeType === 1) { syncAttributes(h, w); sync(h, w); }
-    else if (h.nodeValue !== w.nodeValue) h.nodeValue = w.nodeValue;
+    else if (!sameKind(h, w)) {
+      const after = h.nextSibling;
+      into.replaceChild(w, h);
+      h = after;
+    } else {
+      if (h.nodeType !== 1) { if (h.nodeValue !== w.nodeValue) h.nodeValue = w.nodeValue; }
+      else if (!h.isEqualNode(w)) { syncAttributes(h, w); sync(h, w); }
+      h = h.nextSibling;
+    }
+    w = next;
   }
-  for (let i = have.length - 1; i >= want.length; i--) into.removeChild(have[i]);
+  while (h) {
+    const after = h.nextSibling;
+    into.removeChild(h);
+    h = after;
+  }
 }
 
 function syncAttributes(h, w) {

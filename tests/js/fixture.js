@@ -76,6 +76,9 @@ export class FakeNode {
       namespaceURI: type === 1 ? HTML_NS : null, childNodes: [], attrs: [], parentNode: null });
   }
   get attributes() { return this.attrs.slice(); }
+  get firstChild() { return this.childNodes[0] || null; }
+  get nextSibling() { return this.parentNode ? this.parentNode.childNodes[this.parentNode.childNodes.indexOf(this) + 1] || null : null; }
+  isEqualNode(other) { return other.nodeType === this.nodeType && other.outerHTML === this.outerHTML; }
   get nodeValue() { return this._value; }
   set nodeValue(v) { this._value = v; this.ownerDocument.changes.push(["text", v]); }
   _detach(n) { if (n.parentNode) n.parentNode.childNodes.splice(n.parentNode.childNodes.indexOf(n), 1); }
