@@ -67,11 +67,13 @@
 
   // Pyodide calls the global _createPyodideModule(settings) that pyodide.asm.js defines: put
   // `extra()`'s preRun (or none) in front of Pyodide's own (Emscripten runs them last first).
-  function wrapCreate(extra) {
+  function wrapCreate(extra, instantiate) {
     let real = null;
     const wrapped = (settings) => {
       const more = extra();
       if (more) settings.preRun = [more, ...settings.preRun];
+      // the worker's: a wasm module compiled while the snapshot downloaded, Pyodide's own way after
+      if (instantiate && settings.instantiateWasm) settings.instantiateWasm = instantiate(settings.instantiateWasm);
       return real(settings);
     };
     Object.defineProperty(global, "_createPyodideModule", {

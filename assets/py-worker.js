@@ -7,7 +7,7 @@
 // and starts Pyodide and the packages (saying how far it is with "progress"), then waits for
 // "page" (the link's query, the document on screen's ids and t, sent once the page built
 // ahead of time is on screen) and runs the page's entry script, which posts "render". The
-// snapshot's downloads start at once; Pyodide's compile and start wait for "page".
+// snapshot's downloads and the wasm's compile start at once; Pyodide's start waits for "page".
 // Then: "patch" in (a setting changed on the page) -> one "patch" out with the new run,
 // then "idle"; "call" in (csv, query, apply) -> "reply".
 "use strict";
@@ -18,7 +18,7 @@ let pageInfo = null;
 let gotPage = null;
 const pagePromise = new Promise((resolve) => { gotPage = resolve; });
 const early = [];  // messages that came before Python was ready for them
-
+let wasmEarly = null;  // the runtime's wasm, compiling early (compileEarly)
 function post(type, fields = {}) { self.postMessage({ type, ...fields }); }
 // When each step of the start was reached (ms since the epoch, so the page can put them on its
 // own clock): sent with the "start" progress, read by bench/boot.py --breakdown.
@@ -40,6 +40,10 @@ function progress(force) {
 const realFetch = self.fetch.bind(self);
 self.fetch = async function (input, init) {
   const url = String(input instanceof Request ? input.url : input);
+  if (wasmEarly && url.endsWith(".wasm") && new URL(url, self.location.href).href === wasmEarly.url) {
+    wasmEarly.url = null;  // Pyodide's own fetch of the wasm compiling early: its copy
+    return wasmEarly.spare;
+  }
   let response;
   try {
     response = await realFetch(input, init);
@@ -118,18 +122,40 @@ async function start(config) {
   for (const message of early.splice(0)) handle(message);
 }
 
+// The runtime's wasm compiled while the snapshot downloads (offline-pyodide.md), as the bytes
+// arrive, and Pyodide given the module; a copy stands by for Pyodide's own fetch if this failed.
+function compileEarly(indexURL) {
+  if (typeof WebAssembly.compileStreaming !== "function") return null;
+  const url = new URL(indexURL + "pyodide.asm.wasm", self.location.href).href;
+  const got = fetch(url).then((r) => [r, r.clone()]);
+  const module = got.then(([r]) => WebAssembly.compileStreaming(r)).then((m) => { mark("compiled"); return m; }, () => null);
+  return { url, module, spare: got.then(([, spare]) => spare) };
+}
+function instantiateEarly(wasm) {
+  return (own) => (imports, done) => {
+    wasm.module.then((m) => m && WebAssembly.instantiate(m, imports).then((instance) => {
+      wasm.spare.then((r) => r.body && r.body.cancel()).catch(() => {});  // its copy is not needed
+      done(instance, m);
+      return true;
+    })).catch(() => false).then((ok) => { if (!ok) own(imports, done); });
+    return {};
+  };
+}
+
 async function restore(config) {
   const snap = config.snapshot;
+  wasmEarly = compileEarly(config.indexURL);
   const heap = new Uint8Array(snap.heap_bytes);  // Pyodide sizes the memory by it at once
   const heapDone = gunzipInto(config.base + snap.heap, heap).then((h) => { mark("heap"); return h; });
   const bundle = gunzipInto(config.base + snap.bundle, new Uint8Array(snap.bundle_bytes)).then((b) => { mark("bundle"); return b; });
   // Either file missing or broken fails the start at once, not once Pyodide reads it.
   const broken = Promise.all([heapDone, bundle]).then(() => new Promise(() => {}));
-  // The downloads go on meanwhile; Pyodide's compile and start wait until the page built ahead
-  // of time is on screen ("page"): on two cores they would share one with its first plot.
+  // The downloads and the compile go on meanwhile; Pyodide's start waits until the page built
+  // ahead of time is on screen ("page"): on two cores it would share one with its first plot.
   await Promise.race([broken, pagePromise]);
   const info = {};
-  labSnapshot.wrapCreate(() => labSnapshot.preRun(() => bundle, snap.table_base, () => heapDone, info));
+  labSnapshot.wrapCreate(() => labSnapshot.preRun(() => bundle, snap.table_base, () => heapDone, info),
+    wasmEarly && instantiateEarly(wasmEarly));
   const pyodide = await Promise.race([broken, loadPyodide({
     indexURL: config.indexURL, env: config.env, _loadSnapshot: heap,
     jsglobals: labSnapshot.plainGlobals(), _snapshotDeserializer: labSnapshot.deserialize,

@@ -86,7 +86,8 @@ importScripts("pyodide/pyodide.js");
 # The breakdown of going live, from what the page's worker reports (assets/py-worker.js and
 # ui/worker.py: window.lab.timings.worker, .python); nothing is slipped into the page.
 WORKER_STEPS = (("worker", "the worker's script runs"), ("heap", "snapshot: heap downloaded, unzipped"),
-                ("bundle", "snapshot: packages downloaded, unzipped"), ("restored", "snapshot: Python restored"),
+                ("bundle", "snapshot: packages downloaded, unzipped"),
+                ("compiled", "the runtime's wasm compiled (early, as it downloads)"), ("restored", "snapshot: Python restored"),
                 ("runtime", "normal start: Pyodide up"), ("python", "Python ready for the page"))
 
 # Presses Step the moment it is enabled and notes when the frame after it has been painted.

@@ -24,8 +24,15 @@ def config(page) -> dict:
 
 @pytest.mark.parametrize("slug", PAGE_SLUGS)
 def test_every_page_boots_from_the_snapshot(context, server, slug):
+    wasm = []
+    context.on("request", lambda r: wasm.append(r.url) if r.url.endswith(".wasm") else None)
     visit = open_page(context, f"{server.url}{slug}.html")
     page = visit.page
+    # the runtime's wasm compiled early, as it downloaded (py-worker.js compileEarly), before
+    # the restore, and fetched once: Pyodide's own fetch of it was given the early one's copy
+    marks = page.evaluate("window.lab.timings.worker")
+    assert marks["compiled"] <= marks["restored"], marks
+    assert [u.rsplit("/", 1)[-1] for u in wasm] == ["pyodide.asm.wasm"]
     assert config(page)["worker"]["snapshot"]["heap"] == "pyodide/lab-snapshot.bin.gz"
     assert page.evaluate("window.lab.timings.snapshot") is True
     # Python is in the worker: the page's own scope has no Pyodide and never loaded it
