@@ -36,7 +36,12 @@ def test_heatmap_frames_borders_and_ticks():
     assert len(h.grid_source.data["x0"]) == (3 + 1) + (5 + 1)
     (bar,) = h.fig.select(type=ColorBar)
     assert bar.color_mapper is h.bar_mapper is not h.mapper
-    assert {r.level for r in (h.cells, *h.labels, bar)} == {"overlay"}
+    # a step repaints the overlay level alone: the cells and their numbers; the colour bar,
+    # whose scale is the run's, is painted with the axes (a moving scale's bar with the cells)
+    assert {r.level for r in (h.cells, *h.labels)} == {"overlay"} and bar.level == "annotation"
+    from ui.views.gates import ScaledHeatmap  # noqa: PLC0415
+    (moving,) = ScaledHeatmap("S0", "S", row_label="i", col_label="j").fig.select(type=ColorBar)
+    assert moving.level == "overlay"
     # the numbers' ink is one colour per glyph, never a colour per cell (BokehJS read a
     # shortened colour column against the old labels when the matrix shrank)
     assert [g.glyph.text_color for g in h.labels] == [Heatmap.INK, Heatmap.INK_ON_DARK]

@@ -148,6 +148,11 @@ class Heatmap(View):
     TINY = 1e-9  # of the scale's limit: below it a number is rounding residue, shown "≈0"
     BORDER_ALPHA = 0.5  # white at this opacity around every cell
 
+    # The colour bar is painted with the axes: a step repaints only the overlay level (the
+    # cells, their numbers and lines), and a colour bar there was drawn again on every step
+    # though its scale is the run's. A view whose scale moves per step paints it as an overlay.
+    COLORBAR_LEVEL = "annotation"
+
     def __init__(self, key: str, title: str, *, row_label: str, col_label: str,
                  row_symbol: str = "i", col_symbol: str = "j", width: int = 300,
                  height: int = 300, colorbar: bool = True, show_values: bool = True,
@@ -184,7 +189,7 @@ class Heatmap(View):
         if colorbar:
             self.fig.add_layout(ColorBar(color_mapper=self.bar_mapper, width=10, padding=4,
                                          ticker=BasicTicker(desired_num_ticks=5),
-                                         label_standoff=6, level="overlay"), "right")
+                                         label_standoff=6, level=self.COLORBAR_LEVEL), "right")
         self.title = title
         self.bindings = [(self.image_source, "data.image", "image"),
                          (self.source, "data.light", "light"), (self.source, "data.dark", "dark"),

@@ -29,6 +29,8 @@ class ScaledHeatmap(Heatmap):
     the index of the compared rule shown (its name is the title), or None for a fixed title.
     ``max_cols_labelled``: beyond this many columns the numbers go to the hover only."""
 
+    COLORBAR_LEVEL = "overlay"  # its scale moves with t: repainted with the cells, not measured
+
     def __init__(self, key: str, title: str, *, limits: str | None = None,
                  slot: int | None = None, max_cols_labelled: int = 16, **kwargs):
         super().__init__(key, title, **kwargs)
