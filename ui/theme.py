@@ -21,22 +21,55 @@ def _mix(a: str, b: str, w: float) -> str:
                          for i in (1, 3, 5))
 
 
+def luminance(colour: str) -> float:
+    """WCAG 2 relative luminance of a #rrggbb colour."""
+    c = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    c = [x / 12.92 if x <= 0.04045 else ((x + 0.055) / 1.055) ** 2.4 for x in c]
+    return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG 2 contrast ratio of two #rrggbb colours (1 to 21; text wants 4.5 or more)."""
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
 # The dark theme's diverging scale: zero a neutral a shade off the dark background (RdBu's
 # near-white zero glared on a dark page), light blue and light orange-red at the ends; the
-# same hues as RdBu, the order of lightness turned round as the background is.
+# same hues as RdBu, the order of lightness turned round as the background is. Its steps from
+# zero (the fraction of the way to each end) keep the third step dark enough for light numbers
+# and the fourth light enough for dark ones, as RdBu's own steps do (evenly spaced, the third
+# step took neither ink at 4.5:1).
 _ZERO_DARK, _BLUE_DARK, _RED_DARK = "#262c34", "#8cc4ec", "#f4a582"
-DIVERGING_DARK = tuple([_mix(_ZERO_DARK, _BLUE_DARK, j / 5) for j in range(5, 0, -1)] + [_ZERO_DARK]
-                       + [_mix(_ZERO_DARK, _RED_DARK, j / 5) for j in range(1, 6)])
+_DARK_STEPS = (0.16, 0.32, 0.48, 0.74, 1.0)
+DIVERGING_DARK = tuple([_mix(_ZERO_DARK, _BLUE_DARK, w) for w in reversed(_DARK_STEPS)] + [_ZERO_DARK]
+                       + [_mix(_ZERO_DARK, _RED_DARK, w) for w in _DARK_STEPS])
 # A signed heatmap's colours in each theme: its scale, the ink of the numbers in cells near zero
-# ("ink") and in cells far from it ("ink_strong", beyond Heatmap.DARK of the limit), the
-# lines between cells and a masked cell (no number: darker than zero in both themes). Pages are built with "light"; the shell (assets/js/restyle.js) swaps in
-# the theme's from lab-config's contract (ui.contract.contract()["heatmap"]).
+# ("ink") and in cells far from it ("ink_strong"), the lines between cells and a masked cell (no
+# number: darker than zero in both themes). Pages are built with "light"; the shell
+# (assets/js/restyle.js) swaps in the theme's from lab-config's contract
+# (ui.contract.contract()["heatmap"]).
 HEATMAP = {
-    "light": {"palette": DIVERGING, "ink": "#1f2328", "ink_strong": "#ffffff", "border": "#ffffff",
+    "light": {"palette": DIVERGING, "ink": "#0d1117", "ink_strong": "#ffffff", "border": "#ffffff",
               "masked": "#d0d7de"},
-    "dark": {"palette": DIVERGING_DARK, "ink": "#e6edf3", "ink_strong": "#0d1117",
+    "dark": {"palette": DIVERGING_DARK, "ink": "#ffffff", "ink_strong": "#0d1117",
              "border": "#161b22", "masked": "#0d1117"},
 }
+
+
+def _ink_strong_at() -> tuple[int, ...]:
+    """The colours of the scale (indices into the palettes) whose numbers take "ink_strong":
+    where its worse contrast over both themes beats "ink"'s. One choice for both themes, as a
+    cell's number is in one of the two text glyphs whatever the theme (ui.views.Heatmap)."""
+    n = len(DIVERGING)
+    assert all(len(c["palette"]) == n for c in HEATMAP.values())
+    worst = lambda i, ink: min(contrast(c["palette"][i], c[ink]) for c in HEATMAP.values())  # noqa: E731
+    return tuple(i for i in range(n) if worst(i, "ink_strong") > worst(i, "ink"))
+
+
+INK_STRONG_AT = _ink_strong_at()  # (0, 1, 9, 10): the two darkest blues and reds in light
+for _colours in HEATMAP.values():  # in the page's contract with the colours (no JS reads it)
+    _colours["ink_strong_at"] = list(INK_STRONG_AT)
 # Okabe-Ito without its yellow (too faint on white) and black (reserved for text).
 LINES = (Colorblind8[0], Colorblind8[5], Colorblind8[3], Colorblind8[6], Colorblind8[1], Colorblind8[4])
 

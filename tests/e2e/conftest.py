@@ -87,6 +87,7 @@ class Visit:
     console_errors: list[str] = field(default_factory=list)
     outside: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
+    held: list = field(default_factory=list)  # open_built: the Python runtime's held requests
 
     def problems(self) -> list[str]:
         return ([f"console: {e}" for e in self.console_errors] + [f"outside: {u}" for u in self.outside]
@@ -214,17 +215,28 @@ def context(browser):
     ctx.close()
 
 
-def open_built(context, url: str) -> Visit:
+def joined(page) -> None:
+    """Every part of the page built ahead of time is joined (the shell's timings say so) and
+    painted."""
+    page.wait_for_function("window.lab?.timings.joined", timeout=20_000)
+    painted(page)
+
+
+def open_built(context, url: str, *, join: bool = False) -> Visit:
     """A page built ahead of time, with Python held back for good: for what the shell does alone
     (keys, stops, embed, share), which the live page keeps (test_site.py steps each page both
-    ways); a Python start costs seconds of both cores."""
+    ways); a Python start costs seconds of both cores. ``join``: and every part joined and
+    painted (``joined``). The held requests are ``Visit.held`` (continue them to let Python
+    start)."""
     page = context.new_page()
     visit = watch(page)
-    hold_python(page)
+    visit.held = hold_python(page)
     page.goto(url)
     wait_ready(page)
     assert page.evaluate("window.lab.state.live") is False
     assert page.evaluate(CSP_META_JS) == content_security_policy()
+    if join:
+        joined(page)
     return visit
 
 

@@ -17,24 +17,17 @@ from tests.e2e.conftest import (
     AXE_JS,
     PAGE_SLUGS,
     SHOTS,
-    hold_python,
+    open_built,
     painted,
     shot,
-    wait_ready,
 )
 
 pytestmark = pytest.mark.e2e
 
 
 def built(context, server, slug: str, query: str = ""):
-    """A page built ahead of time (Python held back), every part joined."""
-    page = context.new_page()
-    hold_python(page)
-    page.goto(f"{server.url}{slug}.html{query}")
-    wait_ready(page)
-    page.wait_for_function("window.lab?.timings.joined", timeout=20_000)
-    painted(page)
-    return page
+    """A page built ahead of time (Python held back), every part joined and painted."""
+    return open_built(context, f"{server.url}{slug}.html{query}", join=True).page
 
 
 # The hybrid page's two tabs (the model's JSON, a config.json), as the shell marks them.

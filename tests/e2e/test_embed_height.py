@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import LIVE_TIMEOUT_MS, PAGE_SLUGS, hold_python, painted
+from tests.e2e.conftest import LIVE_TIMEOUT_MS, PAGE_SLUGS, hold_python, joined, painted
 
 pytestmark = pytest.mark.e2e
 
@@ -45,8 +45,7 @@ def host_page(context, server, slug: str, query: str = ""):
     host.goto(f"{server.url}host-{slug}.html")
     host.wait_for_function("window.heights.length > 0", timeout=60_000)
     inner = host.frames[1]
-    inner.wait_for_function("window.lab?.timings.joined", timeout=20_000)
-    painted(inner)
+    joined(inner)
     return host, inner
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import PAGE_SLUGS, hold_python, painted, shot, wait_ready, watch
+from tests.e2e.conftest import PAGE_SLUGS, hold_python, open_built, painted, shot, wait_ready, watch
 
 pytestmark = pytest.mark.e2e
 
@@ -144,12 +144,7 @@ def phone_page(browser, server, slug: str):
     """(context, page): a page on a phone held upright, built ahead of time (the shell's layout
     alone, Python held back), every part joined, one step taken."""
     ctx = browser.new_context(service_workers="block", viewport=PHONE, is_mobile=True, has_touch=True)
-    page = ctx.new_page()
-    hold_python(page)
-    page.goto(f"{server.url}{slug}.html")
-    wait_ready(page)
-    page.wait_for_function("window.lab?.timings.joined", timeout=20_000)
-    painted(page)
+    page = open_built(ctx, f"{server.url}{slug}.html", join=True).page
     page.get_by_role("button", name="Step", exact=True).click()
     return ctx, page
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import PAGE_SLUGS, hold_python, shot, t_of, wait_live, wait_ready, watch
+from tests.e2e.conftest import PAGE_SLUGS, open_built, shot, t_of, wait_live
 
 pytestmark = pytest.mark.e2e
 
@@ -29,12 +29,8 @@ def close(a: list[float], b: list[float]) -> bool:
 
 @pytest.mark.parametrize("slug", PAGE_SLUGS)
 def test_the_transport_stays_put_when_python_takes_over(context, server, slug):
-    page = context.new_page()
-    visit = watch(page)
-    held = hold_python(page)
-    page.goto(f"{server.url}{slug}.html")
-    wait_ready(page)
-    page.wait_for_function("window.lab?.timings.joined", timeout=20_000)
+    visit = open_built(context, f"{server.url}{slug}.html", join=True)
+    page, held = visit.page, visit.held
     status = page.locator("#lab-status")
     assert status.is_visible()
     said = page.locator("#lab-stage").inner_text()

@@ -55,7 +55,7 @@ def test_heatmap_numbers_fit_their_cells_and_residue_reads_about_zero():
     frames = h.frames(run)
     labels = [[a or b for a, b in zip(*rows)] for rows in zip(frames["light"], frames["dark"])]
     assert labels[0] == ["≈0", "0", "4e-3", "-1.25"]
-    # white on the cells darker than 0.55 of the scale (1.5), dark ink on the others
+    # ink_strong on the two darkest colours at each end of the scale (1.5), ink on the others
     assert frames["light"][0] == ["≈0", "0", "4e-3", None]
     assert frames["dark"][1] == [None, "2e2", "1.00", "2.00"]
     assert labels[1] == ["-8e-3", "2e2", "1.00", "2.00"]

@@ -27,7 +27,7 @@ from sim.weights import WEIGHT_DTYPES
 from ui.exercises import exercise_setting
 from ui.fmt import plain
 from ui.page import Page, Run
-from ui.pages.hybrid_engine import engine_knobs, engine_settings, show_engine_knobs
+from ui.pages.hybrid_engine import WATCHED, engine_knobs, engine_settings, show_engine_knobs
 from ui.pages.hybrid_models import (
     CUSTOM,
     DEFAULT_CUSTOM,
@@ -130,7 +130,7 @@ class HybridPage(CustomModelBoxes, Page):
         self._typed = False  # the custom model came from the JSON box (keep the user's text)
         super().__init__(**params)
         self.param.watch(self._show_custom, "custom")
-        self.param.watch(lambda *e: show_engine_knobs(self), ["gpu", "engine"])
+        self.param.watch(lambda *e: show_engine_knobs(self), WATCHED)
 
     # Settings → a run ----------------------------------------------------------------------
     def load(self, choice: str) -> cache.Model | None:
@@ -220,16 +220,10 @@ class HybridPage(CustomModelBoxes, Page):
                 self.caption, self.verdict, self.lines, self.sources]
 
     def body(self) -> pn.viewable.Viewable:
-        radio = {"width": 270, "color": "primary", "variant": "outline"}  # fits the presenter scale
-        label = lambda s: pn.pane.HTML(s, margin=(5, 10, 0, 10))  # noqa: E731
         knobs = pn.FlexBox(
             self.widget("model_a", pn.widgets.Select, width=230),
             self.widget("model_b", pn.widgets.Select, width=230),
             *engine_knobs(self),
-            pn.Column(label("KV cache dtype"), self.widget("kv_dtype", pn.widgets.RadioButtonGroup,
-                                                           **radio)),
-            pn.Column(label("State dtype (the ideal)"), self.widget(
-                "state_dtype", pn.widgets.RadioButtonGroup, **radio)),
             self.widget("sequences", pn.widgets.IntSlider, width=220),
             self.widget("kv_block", pn.widgets.IntInput, width=220),
             sizing_mode="stretch_width", align_items="end", css_classes=["lab-controls"])

@@ -2,8 +2,10 @@
 weight dtype, the overhead the user sets for activations and CUDA graphs, and the engine's own
 switches (prefix caching and speculative tokens, which vLLM's and SGLang's rules in sim.engines
 read). Their widgets show only where they apply (the custom size with "custom size", the
-switches under vLLM and SGLang; the overhead under every engine, as every budget subtracts it),
-and ``engine_settings`` gathers them as ``serve`` (ui/views/hybrid.py) takes them.
+switches under vLLM and SGLang; the overhead under every engine, as every budget subtracts it;
+the KV cache dtype while a model shown has attention layers, the state dtype while one has a
+fixed state: with none, changing it changed no byte, only the dtype's name in the engine's
+lines), and ``engine_settings`` gathers them as ``serve`` (ui/views/hybrid.py) takes them.
 """
 
 from __future__ import annotations
@@ -12,10 +14,15 @@ import math
 
 import panel as pn
 
+from sim import cache
+from ui.page import SETTINGS_ERRORS
+
 CUSTOM = "custom"
 GiB = 2**30
 SWITCHES = ("prefix_caching", "speculative_tokens")  # read by these engines' rules only:
 SWITCH_ENGINES = ("vllm", "sglang")  # vLLM's state pages, SGLang's radix-cache slots
+DTYPES = ("kv_dtype", "state_dtype")
+WATCHED = ["gpu", "engine", "model_a", "model_b", "custom"]  # what ``shown`` reads
 
 
 def overhead_bytes(gib: float) -> int:
@@ -42,19 +49,47 @@ def shown(page, name: str) -> bool:
         return page.gpu == CUSTOM
     if name in SWITCHES:
         return page.engine in SWITCH_ENGINES
+    if name in DTYPES:
+        return any(holds(model, name) for model in shown_models(page))
     return True
 
 
+def shown_models(page) -> list:
+    """The models on the page now (model B may be none); a custom model that cannot be read
+    counts as one that holds both (its settings stay while the page says what is wrong)."""
+    out = []
+    for choice in (page.model_a, page.model_b):
+        try:
+            out.append(page.load(choice))
+        except SETTINGS_ERRORS:
+            out.append(None if choice == "none" else "unread")
+    return [m for m in out if m is not None]
+
+
+def holds(model, name: str) -> bool:
+    """Whether ``model`` keeps what dtype setting ``name`` sizes: a KV cache (an attention
+    layer) for kv_dtype, a fixed state (a layer with state numbers) for state_dtype."""
+    if model == "unread":
+        return True
+    if name == "kv_dtype":
+        return any(g.mixer.kind in cache.ATTENTION_KINDS for g in model.groups)
+    return any(g.mixer.state_numbers() > 0 for g in model.groups)
+
+
 def show_engine_knobs(page, *_events) -> None:
-    """Show each engine widget only where it applies (watching gpu and engine)."""
+    """Show each engine widget only where it applies (watching ``WATCHED``); a dtype's box
+    (its label and its buttons) as one."""
     for name in ("gpu_gib", *SWITCHES):
         for w in page.widgets:
             if getattr(w, "name", None) == page.label(name):
                 w.visible = shown(page, name)
+    for name, box in getattr(page, "dtype_boxes", {}).items():
+        box.visible = shown(page, name)
 
 
 def engine_knobs(page) -> list:
-    """The widgets of the engine settings, in the order of the page's settings bar."""
+    """The widgets of the engine settings and the dtypes, in the order of the page's settings
+    bar."""
     radio = {"width": 270, "color": "primary", "variant": "outline"}
     return [
         page.widget("engine", pn.widgets.Select, width=230),
@@ -68,4 +103,15 @@ def engine_knobs(page) -> list:
                     visible=shown(page, "speculative_tokens")),
         pn.Column(pn.pane.HTML("Weight dtype", margin=(5, 10, 0, 10)),
                   page.widget("weight_dtype", pn.widgets.RadioButtonGroup, **radio)),
+        *dtype_knobs(page),
     ]
+
+
+def dtype_knobs(page) -> list:
+    """The KV cache dtype and state dtype, each a labelled box kept as ``page.dtype_boxes``."""
+    radio = {"width": 270, "color": "primary", "variant": "outline"}  # fits the presenter scale
+    page.dtype_boxes = {name: pn.Column(pn.pane.HTML(page.label(name), margin=(5, 10, 0, 10)),
+                                        page.widget(name, pn.widgets.RadioButtonGroup, **radio),
+                                        visible=shown(page, name))
+                        for name in DTYPES}
+    return list(page.dtype_boxes.values())

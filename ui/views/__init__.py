@@ -33,7 +33,7 @@ from bokeh.models import (
 from bokeh.plotting import figure
 
 from ui.fmt import cell, num
-from ui.theme import DIVERGING, HEATMAP, LINES
+from ui.theme import DIVERGING, HEATMAP, INK_STRONG_AT, LINES
 
 TOOLS = "save"  # every plot can be saved as PNG; pan/zoom would fight with touch scrolling
 
@@ -126,8 +126,8 @@ class Heatmap(View):
     ``run.data[key]`` is (T + 1, rows, cols), or (T + 1, rows) for a column vector. Row 0 is at
     the top (matrix orientation). The colour scale is diverging and centred on zero, fixed over
     the whole run (``run.data[key + "_limit"]`` if given, else the run's largest |value|) so
-    colours compare across t. Numbers are printed in cells when there are at most 64, in white
-    on cells darker than DARK of the limit.
+    colours compare across t. Numbers are printed in cells when there are at most 64, each in
+    the ink its cell's colour takes (ui/theme.py INK_STRONG_AT: 4.5:1 or more in both themes).
 
     The numbers are two text glyphs of constant colour, one for the light cells and one for the
     dark ones, each with its own column of labels (None where the cell is the other's): a
@@ -142,7 +142,6 @@ class Heatmap(View):
     time the image is coloured.
     """
 
-    DARK = 0.55  # beyond this fraction of the scale's limit a cell is too dark for black ink
     MAX_LABELLED = 64  # cells; beyond this the numbers do not fit and hover gives them
     INK, INK_ON_DARK = HEATMAP["light"]["ink"], HEATMAP["light"]["ink_strong"]  # (the dark theme's: restyle.js)
     TINY = 1e-9  # of the scale's limit: below it a number is rounding residue, shown "≈0"
@@ -234,7 +233,7 @@ class Heatmap(View):
             flat = m.reshape(len(m), -1)
             tiny = self.TINY * self.limit
             labels = self.cell_labels([[cell(v, tiny) for v in row] for row in flat])
-            out |= self.inked(labels, np.abs(flat) > self.DARK * self.limit)
+            out |= self.inked(labels, self.strong(flat, self.limit))
         else:
             out |= self.unlabelled(len(m))
         return out
@@ -244,10 +243,23 @@ class Heatmap(View):
         return labels
 
     @staticmethod
+    def strong(values, limit) -> np.ndarray:
+        """Which cells' numbers take "ink_strong": those whose colour (its index in the palette,
+        worked out as BokehJS's LinearColorMapper does on a scale from -limit to limit, limit a
+        number or one per row of ``values``) is one of ui/theme.py's INK_STRONG_AT."""
+        v = np.asarray(values, dtype=float)
+        high = np.broadcast_to(np.asarray(limit, dtype=float), v.shape)
+        n = len(DIVERGING)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            index = np.floor((v + high) * (1 / (2 * high)) / (1 / n))
+        index = np.where(v == high, n - 1, np.clip(index, 0, n - 1))  # NaN (no colour) stays
+        return np.isin(index, INK_STRONG_AT)
+
+    @staticmethod
     def inked(labels: list[list[str]], dark) -> dict[str, list]:
-        """The "light" and "dark" frames: each cell's label in the column of its ink (white on
-        a dark cell), None in the other and for no number (BokehJS skips a None).
-        ``dark`` (T + 1, rows · cols) bool."""
+        """The "light" and "dark" frames: each cell's label in the column of its ink ("dark":
+        ink_strong, see ``strong``), None in the other and for no number (BokehJS skips a
+        None). ``dark`` (T + 1, rows · cols) bool."""
         light_ink, dark_ink = [], []
         for row, on_dark in zip(labels, np.asarray(dark).tolist()):
             light_ink.append([None if d or not s else s for s, d in zip(row, on_dark)])

@@ -85,7 +85,7 @@ class ScaledHeatmap(Heatmap):
         out = {"image": [[f] for f in m], "low": (-limits).tolist(), "high": limits.tolist(),
                "alt": [self.summary(f, tx, lim) for f, tx, lim in zip(m, texts, limits)]}
         if self.labelled():
-            out |= self.inked(texts, np.abs(flat) > self.DARK * limits[:, None])
+            out |= self.inked(texts, self.strong(flat, limits[:, None]))
         else:
             out |= self.unlabelled(len(m))
         return out
