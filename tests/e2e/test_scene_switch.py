@@ -151,7 +151,7 @@ def test_a_picker_beside_the_figures_keeps_its_label_on_one_line(browser, server
     ctx, page, visit = presenter(browser, server, "gates", "&view=update")
     seen = page.evaluate("""() => {
       for (const m of lab.player.doc.all_models) {
-        if (m.type !== 'Select' || m.title !== 'Take apart the update of') continue;
+        if (!('options' in m) || m.title !== 'Take apart the update of') continue;
         const v = lab.viewOf(m), root = v.el.shadowRoot, label = root.querySelector('label'), select = root.querySelector('select');
         const size = parseFloat(getComputedStyle(label).fontSize), lh = parseFloat(getComputedStyle(label).lineHeight) || 1.3 * size;
         const ruler = document.createElement('canvas').getContext('2d'), cs = getComputedStyle(select);
