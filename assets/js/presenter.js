@@ -62,7 +62,7 @@ const hasDroppable = () => !!player.doc && allModels(player.doc).some((m) => has
 function fitNote(dropped, tooSmall) {
   const el = $("lab-fit-note");
   el.textContent = tooSmall ? "Too small a screen for readable figures: zoom out (Ctrl −)"
-    : dropped ? "Readouts left out to fit this screen" : "";
+    : dropped ? "Readouts left out to fit" : "";
   el.title = tooSmall ? "The presenter view's figures do not fit this screen at a readable size: widen the window or zoom out."
     : dropped ? "To keep the figures readable on this screen, the presenter view leaves out the readouts beside them; the full page (p) shows them." : "";
   el.hidden = !el.textContent;
