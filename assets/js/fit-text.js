@@ -1,7 +1,7 @@
 // The presenter view's readable figures (restyle.js calls these): heatmaps side by side on one
 // scale share one y axis and one colour bar, axis labels fit their figure, and the numbers in a
 // heatmap's cells grow with its cells. Nothing runs on import.
-import { allModels, isFigure, laidOut } from "./bokeh-internals.js";
+import { allModels, isFigure, laidOut, viewOf } from "./bokeh-internals.js";
 import { kids } from "./arrange.js";
 import { base, set, textWidth } from "./figure-base.js";
 import { player } from "./player.js";
@@ -37,6 +37,7 @@ const baseSize = (m, prop) => { const b = base(m, prop); return parseFloat(b && 
 // figure gets now, less what its axes and colour bar took in the last layout.
 const CELL_HEIGHT = 0.55, CELL_WIDTH = 0.86, CELL_MAX = 30;
 export function fitTexts(doc, f, present) {
+  const cells = [];  // [glyph, px] of every heatmap's numbers
   for (const fig of allModels(doc)) {
     if (!isFigure(fig) || typeof base(fig, "width") !== "number" || typeof base(fig, "height") !== "number") continue;
     const was = laidOut(fig);
@@ -61,10 +62,23 @@ export function fitTexts(doc, f, present) {
         const cellW = (w - (was.width - was.frameWidth)) / cols, cellH = (h - (was.height - was.frameHeight)) / rows;
         px = Math.min(CELL_MAX, CELL_HEIGHT * cellH, CELL_WIDTH * cellW / textWidth(longestLabel(r.data_source), 1));
       }
-      const value = `${Math.max(8, Math.floor(px))}px`;
-      if (!g.text_font_size || g.text_font_size.value !== value) g.text_font_size = Object.assign({}, base(g, "text_font_size"), { value });
+      cells.push([g, px, shown(fig)]);
     }
   }
+  // one size for the numbers of every heatmap on screen (gates' four states had two sizes:
+  // the first and last lose cell room to the shared axis and colour bar): the smallest fits all
+  const onScreen = cells.filter(([, , on]) => on);
+  const size = onScreen.length ? Math.min(...onScreen.map(([, px]) => px)) : null;
+  for (const [g, px, on] of cells) {
+    const value = `${Math.max(8, Math.floor(on && size !== null ? size : px))}px`;
+    if (!g.text_font_size || g.text_font_size.value !== value) g.text_font_size = Object.assign({}, base(g, "text_font_size"), { value });
+  }
+}
+// A figure on screen now (a scene leaves the others out: a hidden layout's figures keep their
+// own visible flag).
+function shown(fig) {
+  const v = viewOf(fig), r = v && v.el && v.el.isConnected ? v.el.getBoundingClientRect() : null;
+  return fig.visible && !!r && r.width > 0;
 }
 // The longest text a text glyph's source shows at any t (its frames), so the numbers keep one
 // size while stepping.

@@ -2,7 +2,8 @@
 // neither scrolls nor overflows sideways (from one measurement, the scale that fills the room
 // below the transport; then a binary search, as a row may wrap); then their widths grow, up to
 // MAX_WIDE, into what room the rows leave at the side, and their heights into the room below.
-// Each try is one BokehJS layout, out of sight (the stage area is transparent while fitting).
+// Each try is one BokehJS layout, out of sight (the stage area is transparent while fitting;
+// a refit keeps a still of what was fitted on screen: still.js).
 // Same page, same screen: same result. A refit that is not full (a new document on screen:
 // the takeover) keeps the scale as long as the page still fits, so nothing moves when Python
 // takes over the page built ahead of time. Writes state.scale, wide, tall, drop, fitted and
@@ -14,6 +15,7 @@ import { recallFit, rememberFit } from "./fit-memory.js";
 import { fontsLoaded } from "./fonts.js";
 import { player } from "./player.js";
 import { state, timings } from "./state.js";
+import { holdStill, releaseStill } from "./still.js";
 import { restyleAll } from "./theme.js";
 
 export { figureKey };
@@ -60,7 +62,7 @@ const hasDroppable = () => !!player.doc && allModels(player.doc).some((m) => has
 function fitNote(dropped, tooSmall) {
   const el = $("lab-fit-note");
   el.textContent = tooSmall ? "Too small a screen for readable figures: zoom out (Ctrl −)"
-    : dropped ? "Readouts left out to fit this screen" : "";
+    : dropped ? "Readouts left out to fit" : "";
   el.title = tooSmall ? "The presenter view's figures do not fit this screen at a readable size: widen the window or zoom out."
     : dropped ? "To keep the figures readable on this screen, the presenter view leaves out the readouts beside them; the full page (p) shows them." : "";
   el.hidden = !el.textContent;
@@ -121,6 +123,7 @@ export function fitPresenter(full) {
       }
       if (!fullNow && !overflows(await settled(player.doc))) continue;
       const root = document.documentElement;
+      if (state.fitted > 0) holdStill();  // a refit: what was fitted stays on screen meanwhile
       root.classList.add("fitting");
       const t0 = performance.now();
       // the same page, build, settings and screen fitted before: one layout, if it still fits
@@ -141,6 +144,7 @@ export function fitPresenter(full) {
     // only now: a fit with nothing to wait for (the settings shown) ends before this
     // promise is even stored, and had left `fitting` set for good (no fit ever again)
     fitting = null;
+    releaseStill();  // in the frame the fitted stage comes back in
     state.fitted += 1;
   });
   return fitting;

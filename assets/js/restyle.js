@@ -14,7 +14,8 @@ export const THEMES = {
   dark: { background: "#161b22", text: "#e6edf3", grid: "#30363d", axis: "#b1bac4", muted: "#9da7b3" },
 };
 const NEUTRAL = new Set(["#57606a", "#6e7781", "#8c959f", "#444444", "#1f2328", "grey", "gray", "black"]);
-const PRESENT = { size: 1.45, font: 1.6, line: 1.8 };
+// text: the presenter's widget and readout type over the page's (lab.css: 19 px over 13 px)
+const PRESENT = { size: 1.45, font: 1.6, line: 1.8, text: 19 / 13 };
 function ink(model, prop, theme, colour) {
   const b = base(model, prop);
   if (typeof b === "string" && NEUTRAL.has(b.toLowerCase())) set(model, prop, theme === "light" ? b : colour);
@@ -29,7 +30,7 @@ function ink(model, prop, theme, colour) {
 export function restyle(doc, theme, present, opts) {
   opts = opts || {};
   const c = THEMES[theme] || THEMES.light;
-  const f = present ? Object.assign({}, PRESENT, opts.scale ? { size: opts.scale } : {}) : { size: 1, font: 1, line: 1 };
+  const f = present ? Object.assign({}, PRESENT, opts.scale ? { size: opts.scale } : {}) : { size: 1, font: 1, line: 1, text: 1 };
   f.wide = (m) => (present && opts.wide && opts.wide(m)) || 1;
   f.tall = present && opts.tall > 0 ? opts.tall : 1;
   const wasApplying = player.applying;
@@ -85,9 +86,29 @@ function heatmapColours(m, theme) {
   return (HEATMAP_GLYPHS[m.type] || []).some(([prop, key]) => swapSpec(m, prop, light[key], want[key]));
 }
 
+// The models inside the settings (their column keeps its width: so do they), and those in a
+// column of a fixed width (a figure's: it grows with the figure, and they no more than it).
+function heldParts(doc) {
+  const settings = new Set(), columns = new Set(), add = (m) => { settings.add(m); kids(m).forEach(add); };
+  for (const m of allModels(doc)) {
+    if (hasRole(m, "controls")) add(m);
+    else if ("children" in m && typeof base(m, "width") === "number") kids(m).forEach((k) => columns.add(k));
+  }
+  return { settings, columns };
+}
+// A readout or a picker beside the figures, of a fixed width (or at most one): as wide as its
+// text in the presenter's type, which is larger (chunkwise's cost table was cut off at its
+// 360 px; gates' "Take apart the update of" wrapped onto two lines).
+const isTextPart = (m) => m.type === "Div" || ("options" in m && "value" in m && "title" in m);
+
 function paint(doc, theme, c, f) {
+  const { settings, columns } = heldParts(doc);
   for (const m of allModels(doc)) {
     setFont(m);
+    if (isTextPart(m) && !settings.has(m)) {
+      const by = columns.has(m) ? Math.min(f.text, f.size) : f.text;
+      for (const p of ["width", "max_width"]) if (typeof base(m, p) === "number") scaled(m, p, by);
+    }
     // other text drawn in a figure in a neutral grey, and outlines: light on a dark page
     if (!heatmapColours(m, theme) && m.type === "Text") {
       const b = base(m, "text_color");

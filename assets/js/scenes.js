@@ -6,6 +6,7 @@ import { $, linkContract, presenting } from "./config.js";
 import { setView } from "./link.js";
 import { fitSoon } from "./presenter.js";
 import { state } from "./state.js";
+import { holdStill } from "./still.js";
 import { restyleAll } from "./theme.js";
 
 export const scenes = () => linkContract().scenes || [];
@@ -14,6 +15,7 @@ export const viewLabel = (name) => (linkContract().view_labels || {})[name] || n
 // Show one named view ("" for the whole page, or the overview in the presenter view), fitted.
 export function showView(name) {
   if (name === state.view) return;
+  if (presenting() && state.fitted > 0) holdStill();  // the scene on screen stays until the new one is fitted
   setView(name);
   syncScenePicker();
   restyleAll();

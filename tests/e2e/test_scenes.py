@@ -4,7 +4,8 @@ site in Chromium at 1280×720 (a projector), with Python held back: scenes are t
 Each page names its views and its scenes once, in Python (Page.named_views, Page.scenes); keys
 1-9 pick a scene in the presenter view, 0 the overview, and every scene fits the screen with no
 clipped title or axis label and the numbers in its heatmaps' cells at 16 px or more (they scale
-with the cells; they had stayed 10-11 px). ``&view=`` works in the presenter view too
+with the cells; they had stayed 10-11 px), one size in all of a scene's heatmaps (gates' states
+had two). ``&view=`` works in the presenter view too
 (``?present=1&view=cost`` had shown an empty stage), ``p`` leaves it with no Settings button
 behind, ``l`` shows the lesson text there, and Share makes a link to a named view."""
 
@@ -93,6 +94,7 @@ def assert_scene_fits(page, scene: str, where: str) -> dict:
     assert all(f["inView"] for f in seen["figs"]), info
     assert seen["clipped"] == [], info
     assert all(px >= MIN_CELL_PX for _, px in seen["cells"]), info
+    assert len({px for _, px in seen["cells"]}) <= 1, info  # one size in every heatmap of a scene
     return seen
 
 
