@@ -47,9 +47,13 @@ class ProbeBars(View):
         self.fig = make_figure("Query the probed key", width=380, height=290,
                                x_range=(0.5, 1.5), y_range=(-1.0, 1.0))
         true = self.fig.vbar(x="x_true", top="true", width=0.4, source=self.source,
-                             color=TRUE_COLOUR, legend_label="true value v")
-        self.read = self.fig.vbar(x="x_read", top="read", width=0.4, source=self.source,
-                                  legend_label="retrieved ŷ = Sᵀk")
+                             color=TRUE_COLOUR)
+        self.read = self.fig.vbar(x="x_read", top="read", width=0.4, source=self.source)
+        # the legend's swatches: zero-height bars at x = 0, out of sight, in a source no step
+        # changes (with the bars' own, BokehJS rebuilt the legend on every step)
+        self.swatches = [self.fig.vbar(x=[0], top=[0], width=0.4, color=colour, legend_label=name)
+                         for colour, name in ((TRUE_COLOUR, "true value v"),
+                                              (TRUE_COLOUR, "retrieved ŷ = Sᵀk"))]
         self.fig.add_tools(HoverTool(renderers=[true, self.read], tooltips=[
             ("entry j", "@j"), ("true vⱼ", "@true{0.0000}"), ("retrieved ŷⱼ", "@read{0.0000}")]))
         self.fig.xaxis.axis_label = "value entry j"
@@ -68,7 +72,8 @@ class ProbeBars(View):
         j = np.arange(1, d + 1)
         self.source.data = {"j": j, "x_true": j - 0.2, "x_read": j + 0.2, "true": v,
                             "read": np.full(d, np.nan)}
-        self.read.glyph.update(fill_color=run.data["colour"], line_color=run.data["colour"])
+        for glyph in (self.read.glyph, self.swatches[1].glyph):
+            glyph.update(fill_color=run.data["colour"], line_color=run.data["colour"])
         self.fig.title.text = f"Query pair {run.data['probe']}'s key ({run.data['rule_short']})"
         self.fig.x_range.update(start=0.5, end=d + 0.5)
         top = 1.1 * float(np.nanmax(np.abs(np.concatenate([v[None], read])), initial=1.0))
