@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import hold_python, painted, shot, wait_ready, watch
+from tests.e2e.conftest import painted, shot
+from tests.e2e.test_scenes import presenter
 from tests.e2e.test_screens import fitted_after
 
 pytestmark = pytest.mark.e2e
-
-SCREEN = {"width": 1280, "height": 720}
 
 # On every animation frame from the key press until the new scene is fitted: is the stage area
 # transparent, and is there a still in its place (its size, its canvases, and whether the first
@@ -81,17 +80,6 @@ PARTS_JS = """() => {
   }
   return {parts, over};
 }"""
-
-
-def presenter(browser, server, slug: str, query: str = ""):
-    ctx = browser.new_context(service_workers="block", viewport=SCREEN)
-    page = ctx.new_page()
-    visit = watch(page)
-    hold_python(page)
-    page.goto(f"{server.url}{slug}.html?present=1{query}")
-    wait_ready(page)
-    fitted_after(page, 0)
-    return ctx, page, visit
 
 
 def press_scene(page, key: str) -> list[dict]:
