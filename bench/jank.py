@@ -281,10 +281,12 @@ class Presser:
         self.inflight = []
 
 
-async def load_once(browser, url: str, *, timeout_ms: int) -> dict:
+async def load_once(browser, url: str, *, timeout_ms: int, reduced_motion: bool = False) -> dict:
     """One cold load: the boot window, then one setting changed. Returns what the page
-    recorded (page ms), or {'error': ...}."""
-    context = await browser.new_context(service_workers="block", viewport=VIEWPORT)
+    recorded (page ms), or {'error': ...}. With ``reduced_motion`` the page is told to reduce
+    motion, so a step jumps instead of easing."""
+    context = await browser.new_context(service_workers="block", viewport=VIEWPORT,
+                                        reduced_motion="reduce" if reduced_motion else "no-preference")
     try:
         page = await context.new_page()
         errors: list[str] = []
@@ -358,7 +360,7 @@ def figures(r: dict) -> dict:
     return out
 
 
-async def measure(site: Path, pages, runs: int, timeout_ms: int) -> dict[str, list[dict]]:
+async def measure(site: Path, pages, runs: int, timeout_ms: int, reduced_motion: bool = False) -> dict[str, list[dict]]:
     from playwright.async_api import async_playwright  # noqa: PLC0415
 
     from serve import make_server  # noqa: PLC0415
@@ -374,7 +376,8 @@ async def measure(site: Path, pages, runs: int, timeout_ms: int) -> dict[str, li
                 for run in range(runs):  # interleaved, so drifting load hits all pages alike
                     for p in pages:
                         try:
-                            r = await load_once(browser, f"{base}{p.slug}.html", timeout_ms=timeout_ms)
+                            r = await load_once(browser, f"{base}{p.slug}.html", timeout_ms=timeout_ms,
+                                               reduced_motion=reduced_motion)
                         except Exception as err:  # noqa: BLE001 - one load's failure is reported, not fatal
                             r = {"error": f"{type(err).__name__}: {str(err).splitlines()[0][:200]}", "errors": []}
                         results[p.slug].append(r)
@@ -494,6 +497,8 @@ def main() -> None:
     parser.add_argument("--pages", default="", help="comma-separated slugs (default: all pages)")
     parser.add_argument("--timeout", type=float, default=180, help="seconds per load before giving up")
     parser.add_argument("--site", type=Path, default=SITE, help="the built site (default dist/site)")
+    parser.add_argument("--reduced-motion", action="store_true",
+                        help="tell the pages to reduce motion: steps jump instead of easing")
     parser.add_argument("--json", type=Path, default=None, help="also write every load's raw record here")
     args = parser.parse_args()
     if args.runs < 1:
@@ -513,7 +518,7 @@ def main() -> None:
     pages = [p for p in PAGES if (not wanted or p.slug in wanted) and (site / f"{p.slug}.html").exists()]
     if not pages:
         sys.exit(f"error: no page of ui.pages.PAGES is in {site}")
-    results = asyncio.run(measure(site, pages, args.runs, int(args.timeout * 1000)))
+    results = asyncio.run(measure(site, pages, args.runs, int(args.timeout * 1000), args.reduced_motion))
     if args.json:
         args.json.write_text(json.dumps(results))
     report(results, args.runs)
