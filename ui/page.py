@@ -132,6 +132,13 @@ class Page(param.Parameterized):
         return [n for n, p in cls.param.objects("existing").items()
                 if n != "name" and (p.precedence is None or p.precedence >= 0)]
 
+    def applies_by_link(self) -> dict[str, dict]:
+        """Settings whose box the page built ahead of time hides, before Python, when the link's
+        settings say it does not apply (ui.urlstate.link_contract's "applies"): setting ->
+        {"class": the box's css class, "keys": link keys, "values": it applies if any of those
+        keys (the link's value, else the default) has one of these values}."""
+        return {}
+
     def settings_now(self) -> dict[str, Any]:
         return {n: getattr(self, n) for n in self.settings()}
 

@@ -51,10 +51,11 @@ def link_contract(page) -> dict:
     """What a link of ``page`` may hold, for the shell (lab-config's ``link``): the shell keys
     and what they accept, the settings' link keys and their defaults (the page built ahead of
     time shows those), the page's named views with their names in words, and which of them
-    are the presenter view's scenes (keys 1-9), in key order."""
+    are the presenter view's scenes (keys 1-9), in key order; the settings the shell hides
+    before Python when the link's settings say they do not apply (``Page.applies_by_link``)."""
     return {"shell": SHELL_KEYS, "settings": sorted(_keys(page)), "defaults": to_query(page),
             "views": view_names(page), "view_labels": dict(page.named_views),
-            "scenes": page.scene_names(),
+            "scenes": page.scene_names(), "applies": page.applies_by_link(),
             "max_notices": MAX_NOTICES, "max_value_shown": 40}
 
 

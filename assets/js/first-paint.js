@@ -6,7 +6,7 @@ import { allModels, decodeDocument, deferLayout, hold, isFigure, viewOf } from "
 import { $, hasClass, hasRole, presenting, twoFrames, viewClass } from "./config.js";
 import { watchFigures, nearView, holdUnseen } from "./culling.js";
 import { fontsLoaded } from "./fonts.js";
-import { linkAsksT, seekFromLink } from "./link.js";
+import { hideUnapplied, linkAsksT, seekFromLink } from "./link.js";
 import { kids, viewNames } from "./arrange.js";
 import { player } from "./player.js";
 import { stage, waitingFor } from "./progress.js";
@@ -25,6 +25,7 @@ export async function showPrerendered() {
   timings.decoded = performance.now();
   await fontsLoaded();  // figures measure their text as they are built: in the shipped font
   timings.fonts = performance.now();
+  if (state.ownSettings) hideUnapplied(jsdoc);  // before the first paint
   styleDoc(jsdoc);
   player.attach(jsdoc);
   if (linkAsksT() && !state.ownSettings) seekFromLink(player.tMax);

@@ -4,7 +4,8 @@
 // The settings part of the link belongs to Python once it is live (python.js: setSettings);
 // t to the player; the view flags to the shell. Before Python, the link's settings are kept
 // exactly as they came.
-import { $, linkContract, pageConfig, presenting, roles } from "./config.js";
+import { allModels } from "./bokeh-internals.js";
+import { $, hasClass, linkContract, pageConfig, presenting, roles } from "./config.js";
 import { player } from "./player.js";
 import { applySettings } from "./python.js";
 import { state } from "./state.js";
@@ -78,6 +79,17 @@ export function readLink(search = location.search) {
   state.view = out.view || "";
 }
 export const linkAsksT = () => linkT !== null;
+// A setting that does not apply under the link's settings (Page.applies_by_link, in the link
+// contract) is hidden in the page built ahead of time before its first paint, as the live page
+// hides it (hybrid's state dtype with two Llama-style models had shown until Python took over).
+export function hideUnapplied(doc) {
+  const defaults = new URLSearchParams(linkContract().defaults);
+  const value = (k) => (query.has(k) ? query.getAll(k).pop() : defaults.get(k));
+  for (const rule of Object.values(linkContract().applies || {})) {
+    if (rule.keys.some((k) => rule.values.includes(value(k)))) continue;
+    for (const m of allModels(doc)) if (hasClass(m, rule.class)) m.visible = false;
+  }
+}
 // The view shown from now on (a presenter scene, scenes.js): state.view and the link's view
 // key ("" for the whole page, or the presenter view's overview).
 export function setView(name) {

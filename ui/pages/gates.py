@@ -229,7 +229,7 @@ class GatesPage(Page):
             sizing_mode="stretch_width", align_items="end", css_classes=["lab-controls"])
 
         row = lambda *views: pn.FlexBox(*(v.panel() for v in views), sizing_mode="stretch_width")  # noqa: E731
-        heading = lambda text: pn.pane.HTML(f"<h3 style='font-size:1em;margin:1.33em 0'>{text}</h3>", margin=(0, 10))  # noqa: E731
+        heading = lambda text: pn.pane.HTML(f"<h3 style='font-size:1em;margin:var(--lab-heading-margin,1.33em 0)'>{text}</h3>", margin=(0, 10))  # noqa: E731
         part = lambda name, *parts, main=False: pn.Column(  # noqa: E731  (a named view)
             *parts, sizing_mode="stretch_width", css_classes=["lab-main-view"] * main + [self.view_class(name)])
 

@@ -27,6 +27,7 @@ from sim.weights import WEIGHT_DTYPES
 from ui.exercises import exercise_setting
 from ui.fmt import plain
 from ui.page import Page, Run
+from ui.pages import hybrid_engine
 from ui.pages.hybrid_engine import WATCHED, engine_knobs, engine_settings, show_engine_knobs
 from ui.pages.hybrid_models import (
     CUSTOM,
@@ -133,6 +134,8 @@ class HybridPage(CustomModelBoxes, Page):
         self.param.watch(lambda *e: show_engine_knobs(self), WATCHED)
 
     # Settings → a run ----------------------------------------------------------------------
+    applies_by_link = hybrid_engine.dtypes_by_link  # the dtypes' boxes, hidden before Python
+
     def load(self, choice: str) -> cache.Model | None:
         if choice == NONE:
             return None

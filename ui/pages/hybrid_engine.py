@@ -76,6 +76,15 @@ def holds(model, name: str) -> bool:
     return any(g.mixer.state_numbers() > 0 for g in model.groups)
 
 
+def dtypes_by_link(page) -> dict[str, dict]:
+    """``Page.applies_by_link`` for the dtypes: each applies if model A or B is a preset that
+    holds what it sizes (``holds``) or the custom model (which may hold either)."""
+    keys = [page.link_keys.get(n, n) for n in ("model_a", "model_b")]
+    return {name: {"class": f"lab-applies-{name}", "keys": keys, "values": sorted(
+        [key for key, model in cache.PRESETS.items() if holds(model, name)] + [CUSTOM])}
+        for name in DTYPES}
+
+
 def show_engine_knobs(page, *_events) -> None:
     """Show each engine widget only where it applies (watching ``WATCHED``); a dtype's box
     (its label and its buttons) as one."""
@@ -112,6 +121,7 @@ def dtype_knobs(page) -> list:
     radio = {"width": 270, "color": "primary", "variant": "outline"}  # fits the presenter scale
     page.dtype_boxes = {name: pn.Column(pn.pane.HTML(page.label(name), margin=(5, 10, 0, 10)),
                                         page.widget(name, pn.widgets.RadioButtonGroup, **radio),
-                                        visible=shown(page, name))
+                                        visible=shown(page, name),
+                                        css_classes=[dtypes_by_link(page)[name]["class"]])
                         for name in DTYPES}
     return list(page.dtype_boxes.values())

@@ -22,7 +22,8 @@ from ui.fmt import num, sub, vec
 from ui.page import Page, Run
 from ui.theme import TIGHT_BUTTONS_CSS, group_label
 from ui.views import Heatmap, LinePlot, Readout, crossover
-from ui.views.running_sum import COST_T_MAX, FP32, MemoryStack, TokenStrip, cost_text, memory_text
+from ui.views import running_sum as texts
+from ui.views.running_sum import COST_T_MAX, FP32, MemoryStack, TokenStrip
 
 RANDOM, WORKED, YOUR_TURN = "random tokens", "worked example", "your turn"
 
@@ -88,7 +89,9 @@ class RunningSumPage(Page):
         kv, st = cost.kv_cache_numbers(ts, d), cost.state_numbers(d, d, with_z=True)
         x = np.unique(np.round(np.logspace(0, np.log10(COST_T_MAX), 240)))
         phi = {"phi_q": sim.feature_map(fm, Q), "phi_k": sim.feature_map(fm, K)}
-        data = dict(q=Q, k=K, v=V, d=d, S=S, writes=writes, z=z, ts=ts, x=x, **phi,
+        both = np.zeros((T + 1, 2, d))  # o_t over every stored pair (row 0), from the state (1)
+        both[1:, 0], both[1:, 1] = out_direct, out_state
+        data = dict(q=Q, k=K, v=V, d=d, S=S, writes=writes, z=z, ts=ts, x=x, **phi, both=both,
                     memory_crossover=st / cost.kv_cache_numbers(1, d),  # 2·t·d = d² + d
                     kv_bytes=kv * FP32, state_bytes=np.full(T + 1, st * FP32),
                     att_ops=cost.attention_ops(x, d), st_ops=np.full(x.shape, float(cost.state_ops(d))),
@@ -98,10 +101,10 @@ class RunningSumPage(Page):
                  read=read_state, divisor=divisor, out_d=out_direct, out_s=out_state,
                  gaps=gaps, agrees=agrees, kv=kv, st=st, cross=data["memory_crossover"])
         data |= {"state_text": [_state_text(fm, r, writes, t) for t in ts],
-                 "token_text": [_token_text(r, phi, t) for t in ts],
+                 "token_text": [texts.token_text(r, phi, t) for t in ts],
                  "outputs_text": [_outputs_text(r, t) for t in ts],
-                 "memory_text": [memory_text(r, t) for t in ts],
-                 "cost_text": [cost_text(d, t) for t in ts]}
+                 "memory_text": [texts.memory_text(r, t) for t in ts],
+                 "cost_text": [texts.cost_text(d, t) for t in ts]}
         table = {"t": list(range(1, T + 1))}
         for name, arr in (("k", K), ("v", V), ("q", Q), ("o_direct", out_direct), ("o_state", out_state)):
             table |= {f"{name}_{j + 1}": arr[:, j].tolist() for j in range(d)}
@@ -119,6 +122,9 @@ class RunningSumPage(Page):
         self.z_map = Heatmap("z", "Key total z", row_label="key entry i", col_label="",
                              width=150, height=290, colorbar=False, value_name="z[i]")
         self.z_map.fig.xaxis.visible = False
+        self.o_map = Heatmap("both", "Output oₜ, both ways", value_name="o[j]",
+                             row_label="", col_label="entry j of o", width=330, height=150)
+        self.o_map.fig.yaxis.major_label_overrides = {0: "every pair", 1: "state S, z"}
         self.memory = MemoryStack()
         log = {"x": "x", "x_label": "token t", "y_label": "operations", "width": 360,
                "height": 300, "x_axis_type": "log", "y_axis_type": "log", "marker": "mark"}
@@ -136,8 +142,8 @@ class RunningSumPage(Page):
                                   styles={"font-size": "15px"}, css_classes=["lab-caption"])
         self.token_text, self.outputs_text = Readout("token_text", **md), Readout("outputs_text", **md)
         self.memory_text, self.cost_text = (Readout(k, width=340, margin=(4, 10)) for k in ("memory_text", "cost_text"))
-        return [self.tokens_view, self.S_map, self.write_map, self.z_map, self.memory, self.work, self.total,
-                self.bytes, self.state_text, self.token_text, self.outputs_text, self.memory_text, self.cost_text]
+        return [self.tokens_view, self.S_map, self.write_map, self.z_map, self.o_map, self.memory, self.work,
+                self.total, self.bytes, self.state_text, self.token_text, self.outputs_text, self.memory_text, self.cost_text]
 
     def _apply(self, run: Run) -> None:
         places = (run.data["d"], run.data["d"], run.data["memory_crossover"])
@@ -173,7 +179,8 @@ class RunningSumPage(Page):
             css_classes=["lab-controls"])  # wide enough for the three presets' buttons
         both = pn.Column(pn.pane.HTML("<h3>The output, computed both ways</h3>", margin=(0, 10),
                                       css_classes=["lab-secondary"]),  # the presenter's room: figures
-                         self.outputs_text.panel(), sizing_mode="stretch_width", min_width=330,
+                         pn.pane.Bokeh(self.o_map.fig), self.outputs_text.panel(),
+                         sizing_mode="stretch_width", min_width=330,
                          styles={"flex": "1 1 420px"},  # first out of the overview if too small
                          css_classes=["lab-main-view", "lab-present-drop", self.view_class("outputs")])
         fig = pn.pane.Bokeh
@@ -206,19 +213,6 @@ def _state_text(fm: str, r: dict, writes: np.ndarray, t: int) -> str:
             f"(biggest change S[{i}, {j}]: {num(writes[t][i, j])}), "
             f"z{sub(t)} = z{sub(t - 1)} + {k.format(sub(t))}; "
             f"o{sub(t)} = {vec(r['out_d'][t - 1])}, {same}.")
-
-
-def _token_text(r: dict, phi: dict, t: int) -> str:
-    # At t = 0 the first token, to come: the box is as full as at every t (its room is kept
-    # for the longest text, which left about 100 px empty above the state row at t = 0).
-    i, s = max(t - 1, 0), r["s"]
-    label = f" ({s.labels[i]})" if s.labels else ""
-    head = (f"<b>Token t = {t}</b>{label}" if t else
-            f"<b>Next: token t = 1</b>{label}, read at <b>Step</b>")
-    lines = [head, f"k = {vec(s.k[i])}", f"v = {vec(s.v[i])}", f"q = {vec(s.q[i])}"]
-    if r["fm"] != "identity":
-        lines += [f"φ(k) = {vec(phi['phi_k'][i])}", f"φ(q) = {vec(phi['phi_q'][i])}"]
-    return "<div class='rs-token'>" + "<br>".join(lines) + "</div>"
 
 
 def _outputs_text(r: dict, t: int) -> str:

@@ -17,7 +17,7 @@ from bokeh.models import (
 
 from sim import cost
 from sim.cache import DTYPE_BYTES
-from ui.fmt import count, num, ratio
+from ui.fmt import count, num, ratio, vec
 from ui.theme import DIVERGING, LINES
 from ui.views import View, legend_outside, make_figure
 
@@ -169,3 +169,17 @@ def cost_text(d: int, t: int) -> str:
             f"operations, state {count(cost.state_ops(d))}; attention ÷ state = "
             f"{ratio(cost.work_ratio(tt, d))}. They cross at t = d = {d}. At t = 100,000 "
             f"attention does {ratio(cost.work_ratio(COST_T_MAX, d))}× the state's work.</p>")
+
+
+def token_text(r: dict, phi: dict, t: int) -> str:
+    """The token read at t (the first one, to come, at t = 0) for the settings' readout."""
+    # At t = 0 the first token, to come: the box is as full as at every t (its room is kept
+    # for the longest text, which left about 100 px empty above the state row at t = 0).
+    i, s = max(t - 1, 0), r["s"]
+    label = f" ({s.labels[i]})" if s.labels else ""
+    head = (f"<b>Token t = {t}</b>{label}" if t else
+            f"<b>Next: token t = 1</b>{label}, read at <b>Step</b>")
+    lines = [head, f"k = {vec(s.k[i])}", f"v = {vec(s.v[i])}", f"q = {vec(s.q[i])}"]
+    if r["fm"] != "identity":
+        lines += [f"φ(k) = {vec(phi['phi_k'][i])}", f"φ(q) = {vec(phi['phi_q'][i])}"]
+    return "<div class='rs-token'>" + "<br>".join(lines) + "</div>"

@@ -1,0 +1,84 @@
+"""Two presenter scenes that carry their lesson in a room (issue 20, item 2), on the built site
+in Chromium with Python held back (scenes are the shell's).
+
+- Running-sum's "outputs" scene (``?present=1&view=outputs``, key 4) shows the output computed
+  both ways as a figure, its cell numbers ≥ 16 px, at 1280×720 and 1366×768 with nothing cut:
+  it had been the readout alone, 19 px text over an empty lower half of the stage.
+- Every gates scene starts at the stage's top: the first thing drawn (text or figure) is within
+  TOP_MARGIN_PX of it. The update and time scenes had a 27 px band above their headings (the
+  page's 1.33em heading margin, in the presenter's type).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.conftest import painted, shot
+from tests.e2e.test_scenes import SCENE_JS, SCENES, assert_scene_fits, presenter
+from tests.e2e.test_screens import fitted_after
+
+pytestmark = pytest.mark.e2e
+
+TOP_MARGIN_PX = 16  # from the stage area's top to the first text or figure of a scene
+
+# The top of the first thing drawn in the stage area: a text node's box (its element shown,
+# not a readout's invisible sizer) or a figure's canvas, shadow roots included.
+FIRST_INK_JS = """() => {
+  const area = document.getElementById('lab-stage-area'), top = area.getBoundingClientRect().top;
+  let first = Infinity, what = '';
+  const walk = (n) => {
+    if (n.nodeType === 3 && n.textContent.trim() && n.parentElement) {
+      const cs = getComputedStyle(n.parentElement);
+      if (cs.visibility !== 'hidden' && cs.display !== 'none') {
+        const range = document.createRange(); range.selectNodeContents(n);
+        for (const r of range.getClientRects()) if (r.width > 0 && r.top < first) { first = r.top; what = n.textContent.trim().slice(0, 40); }
+      }
+    }
+    if (n.tagName === 'CANVAS') { const r = n.getBoundingClientRect(); if (r.width > 0 && r.top < first) { first = r.top; what = 'canvas'; } }
+    if (n.shadowRoot) walk(n.shadowRoot);
+    for (const c of n.childNodes || []) walk(c);
+  };
+  walk(document.getElementById('lab-app'));
+  return {gap: first - top, what};
+}"""
+
+
+@pytest.mark.parametrize("screen", [(1280, 720), (1366, 768)])
+def test_running_sums_outputs_scene_shows_the_outputs_as_a_figure(browser, server, screen):
+    """The outputs scene holds the heatmap of o both ways (every pair, the state) with cell
+    numbers ≥ 16 px, the page does not scroll, nothing is cut, by its link and by its key."""
+    ctx, page, visit = presenter(browser, server, "running-sum", "&view=outputs")
+    if screen != (1280, 720):  # a new screen size: fitted again
+        count = page.evaluate("lab.state.fitted")
+        page.set_viewport_size({"width": screen[0], "height": screen[1]})
+        fitted_after(page, count)
+    painted(page)
+    seen = page.evaluate(SCENE_JS)
+    assert [f["title"] for f in seen["figs"]] == ["Output oₜ, both ways"], seen
+    assert all(f["inView"] for f in seen["figs"]) and seen["clipped"] == [], seen
+    assert seen["scrollH"] <= screen[1] and seen["scrollW"] <= screen[0], seen
+    shot(page, f"running-sum-scene-outputs-{screen[0]}x{screen[1]}")
+    ctx.close()
+    ctx, page, visit = presenter(browser, server, "running-sum")
+    page.locator("body").click(position={"x": 5, "y": 2})
+    count = page.evaluate("lab.state.fitted")
+    page.keyboard.press(str(SCENES["running-sum"].index("outputs") + 1))
+    fitted_after(page, count)
+    seen = assert_scene_fits(page, "outputs", "running-sum outputs by its key")  # cells ≥ 16 px
+    assert seen["cells"] and [f["title"] for f in seen["figs"]] == ["Output oₜ, both ways"], seen
+    assert visit.problems() == []
+    ctx.close()
+
+
+@pytest.mark.parametrize("scene", SCENES["gates"])
+def test_every_gates_scene_starts_at_the_stages_top(browser, server, scene):
+    """No empty band above a gates scene's first heading or text: its first ink is within
+    TOP_MARGIN_PX of the stage area's top."""
+    ctx, page, visit = presenter(browser, server, "gates", f"&view={scene}")
+    page.get_by_role("button", name="Step", exact=True).click()
+    painted(page)
+    first = page.evaluate(FIRST_INK_JS)
+    shot(page, f"gates-scene-{scene}-top-1280x720")
+    assert 0 <= first["gap"] <= TOP_MARGIN_PX, (scene, first)
+    assert visit.problems() == []
+    ctx.close()
