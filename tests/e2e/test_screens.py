@@ -209,7 +209,7 @@ def test_a_named_view_embeds_one_part(context, server):
     assert "State S (after token t)" in titles and not any(t and t.startswith("Tokens") for t in titles)
     built = page.evaluate("[...lab.player.doc.all_models].filter((m) => 'renderers' in m && 'toolbar' in m)"
                           ".map((m) => { const v = lab.viewOf(m); return !!(v && v.el && v.el.isConnected); })")
-    assert len(built) == 8 and all(built), built
+    assert len(built) == 9 and all(built), built  # every figure of the page, the outputs heatmap included
     assert page.locator("#tp-step").is_visible()
     shot(page, "running-sum-embed-view-state")
     # the settings unfold beside the view
