@@ -23,6 +23,7 @@ SWITCHES = ("prefix_caching", "speculative_tokens")  # read by these engines' ru
 SWITCH_ENGINES = ("vllm", "sglang")  # vLLM's state pages, SGLang's radix-cache slots
 DTYPES = ("kv_dtype", "state_dtype")
 WATCHED = ["gpu", "engine", "model_a", "model_b", "custom"]  # what ``shown`` reads
+RADIO = {"width": 270, "color": "primary", "variant": "outline"}  # fits the presenter scale
 
 
 def overhead_bytes(gib: float) -> int:
@@ -61,8 +62,8 @@ def shown_models(page) -> list:
     for choice in (page.model_a, page.model_b):
         try:
             out.append(page.load(choice))
-        except SETTINGS_ERRORS:
-            out.append(None if choice == "none" else "unread")
+        except SETTINGS_ERRORS:  # (model B's "none" loads as None, never raises)
+            out.append("unread")
     return [m for m in out if m is not None]
 
 
@@ -80,9 +81,14 @@ def dtypes_by_link(page) -> dict[str, dict]:
     """``Page.applies_by_link`` for the dtypes: each applies if model A or B is a preset that
     holds what it sizes (``holds``) or the custom model (which may hold either)."""
     keys = [page.link_keys.get(n, n) for n in ("model_a", "model_b")]
-    return {name: {"class": f"lab-applies-{name}", "keys": keys, "values": sorted(
+    return {name: {"class": box_class(name), "keys": keys, "values": sorted(
         [key for key, model in cache.PRESETS.items() if holds(model, name)] + [CUSTOM])}
         for name in DTYPES}
+
+
+def box_class(name: str) -> str:
+    """The css class of dtype ``name``'s box, by which the shell finds it (``dtypes_by_link``)."""
+    return f"lab-applies-{name}"
 
 
 def show_engine_knobs(page, *_events) -> None:
@@ -99,7 +105,6 @@ def show_engine_knobs(page, *_events) -> None:
 def engine_knobs(page) -> list:
     """The widgets of the engine settings and the dtypes, in the order of the page's settings
     bar."""
-    radio = {"width": 270, "color": "primary", "variant": "outline"}
     return [
         page.widget("engine", pn.widgets.Select, width=230),
         page.widget("gpu", pn.widgets.Select, width=230),
@@ -111,17 +116,16 @@ def engine_knobs(page) -> list:
         page.widget("speculative_tokens", pn.widgets.IntInput, width=230,
                     visible=shown(page, "speculative_tokens")),
         pn.Column(pn.pane.HTML("Weight dtype", margin=(5, 10, 0, 10)),
-                  page.widget("weight_dtype", pn.widgets.RadioButtonGroup, **radio)),
+                  page.widget("weight_dtype", pn.widgets.RadioButtonGroup, **RADIO)),
         *dtype_knobs(page),
     ]
 
 
 def dtype_knobs(page) -> list:
     """The KV cache dtype and state dtype, each a labelled box kept as ``page.dtype_boxes``."""
-    radio = {"width": 270, "color": "primary", "variant": "outline"}  # fits the presenter scale
     page.dtype_boxes = {name: pn.Column(pn.pane.HTML(page.label(name), margin=(5, 10, 0, 10)),
-                                        page.widget(name, pn.widgets.RadioButtonGroup, **radio),
+                                        page.widget(name, pn.widgets.RadioButtonGroup, **RADIO),
                                         visible=shown(page, name),
-                                        css_classes=[dtypes_by_link(page)[name]["class"]])
+                                        css_classes=[box_class(name)])
                         for name in DTYPES}
     return list(page.dtype_boxes.values())
