@@ -58,11 +58,12 @@ def main() -> None:
     fonts = static.write_ui_font(out, static.fetch_ui_font())
 
     packages = pins.PINS["browser_stack"]["packages"]
-    saved = snapshot.make_snapshot(out, lock, packages)              # Python's memory after the imports
+    ahead = pages.prerender_pages(args.only)                         # each default run, in CPython
+    saved = snapshot.make_snapshot(out, lock, packages, ahead)       # Python's memory: imports, pages
 
     build_id = buildinfo.compute_build_id(out)                       # names the pages and the cache
     sizes = pages.download_sizes(out, lock, packages)
-    written = pages.render_pages(out, packages, sizes, build_id, args.allow_missing, args.only, saved)
+    written = pages.render_pages(out, packages, sizes, build_id, ahead, args.allow_missing, args.only, saved)
     policy.add_content_security_policy(out)
     offline.write_service_worker(out, build_id)                      # lists every file: after the others
     buildinfo.write_build_info(out, lock, official, shipped, sources, written, build_id, how, fonts, saved)

@@ -1,11 +1,18 @@
 // Keeps the whole site for offline use. One cache per build: a new build installs beside the
 // old one and takes over only when the page asks (the "Reload" offer), then the old cache goes.
+// Each page's memory snapshot (pyodide/lab-snapshot-<page>.bin.gz, ~20 MB) is kept once that
+// page is visited ({type: "lab-keep", url}, or fetched through here); another page starts
+// Python from the wheels, which are kept.
 const CACHE = "lab-__BUILD__";
 const FILES = __FILES__;
 
 // Once every file is kept, the pages say "Saved for offline use": the worker tells every page
 // when its install ends, and answers a page that asks ({type: "lab-saved?"}) with
 // {type: "lab-saved", build, saved}.
+const isHeap = (url) => {
+  const u = new URL(String(url), self.location.href);
+  return u.origin === self.location.origin && /\/pyodide\/lab-snapshot-[\w-]+\.bin\.gz$/.test(u.pathname);
+};
 const saved = async () => (await (await caches.open(CACHE)).keys()).length >= FILES.length;
 async function tell(client) {
   client.postMessage({ type: "lab-saved", build: "__BUILD__", saved: await saved() });
@@ -21,6 +28,11 @@ self.addEventListener("install", (event) => {
 self.addEventListener("message", (event) => {
   if (event.data === "activate") self.skipWaiting();
   else if (event.data && event.data.type === "lab-saved?" && event.source) event.waitUntil(tell(event.source));
+  else if (event.data && event.data.type === "lab-keep" && isHeap(event.data.url)) {
+    event.waitUntil(caches.open(CACHE).then(async (cache) => {
+      if (!(await cache.match(event.data.url))) await cache.add(event.data.url);
+    }).catch(() => {}));
+  }
 });
 
 self.addEventListener("activate", (event) => {
@@ -39,6 +51,8 @@ self.addEventListener("fetch", (event) => {
     const cache = await caches.open(CACHE);
     const hit = await cache.match(request, { ignoreSearch: true });
     if (hit) return hit;
-    return fetch(request);
+    const response = await fetch(request);
+    if (response.ok && isHeap(request.url)) cache.put(request, response.clone()).catch(() => {});
+    return response;
   })());
 });

@@ -10,7 +10,7 @@ const [indexURL, infoPath, rounds, remember] = process.argv.slice(2);
 const snapInfo = JSON.parse(fs.readFileSync(infoPath, "utf8")).snapshot;
 const snap = require(path.join(__dirname, "..", "assets", "py-snapshot.js"));
 const read = (name) => zlib.gunzipSync(fs.readFileSync(path.join(indexURL, "..", name)));
-const heap = read(snapInfo.heap);
+const heap = read(Object.values(snapInfo.heaps)[0].heap);  // any page's heap: each holds the imports
 const bundle = read(snapInfo.bundle);
 const info = {};
 snap.wrapCreate(() => snap.preRun(async () => new Uint8Array(bundle.buffer, bundle.byteOffset, bundle.length),

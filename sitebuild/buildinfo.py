@@ -26,11 +26,11 @@ def compute_build_id(out: Path) -> str:
     Python's memory snapshot is left out: it is made from the files above and sitebuild/'s
     snapshot step (both counted), and two snapshots of the same sources differ in a few hundred
     bytes of the heap (measured: 960 of 75 MB), which would name every build anew."""
-    from sitebuild.snapshot import HEAP  # noqa: PLC0415
+    from sitebuild.snapshot import HEAP_PREFIX  # noqa: PLC0415
 
     digest = hashlib.sha256()
     for path in [*sorted(out.rglob("*")), ROOT / "sitebuild" / "snapshot.py", ROOT / "sitebuild" / "snapshot.js"]:
-        if path.name == HEAP:
+        if path.name.startswith(HEAP_PREFIX):
             continue
         if path.is_file() and path.is_relative_to(out):
             digest.update(path.relative_to(out).as_posix().encode() + sha256(path).encode())

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from sitebuild import ROOT, BuildError, log
 from sitebuild.pins import PINS
+from sitebuild.snapshot import for_page
 from sitebuild.wheels import resolve
 
 
@@ -30,12 +31,24 @@ def download_sizes(out: Path, lock: dict, packages: list[str]) -> dict[str, int]
             "count": len(needed)}
 
 
+def prerender_pages(only: list[str] | None = None) -> dict[str, dict]:
+    """slug -> each page's default run rendered ahead of time (``prerender_page``), for the
+    pages of ui.pages.PAGES (or of `only`)."""
+    sys.path.insert(0, str(ROOT))
+    from ui.pages import PAGES  # noqa: PLC0415
+
+    chosen = [p for p in PAGES if not only or p.slug in only]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 2)) as pool:
+        return dict(zip([p.slug for p in chosen], pool.map(prerender_page, chosen)))
+
+
 def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id: str,
-                 allow_missing: bool = False, only: list[str] | None = None,
+                 ahead_of: dict[str, dict], allow_missing: bool = False, only: list[str] | None = None,
                  snapshot: dict | None = None) -> list[str]:
-    """One HTML page per entry of ui.pages.PAGES (or of `only`) and the index, into `out`; each
-    page's config names the packages to load, their `sizes`, the build and the worker (its
-    messages and the memory snapshot it starts from). Returns the files."""
+    """One HTML page per entry of ui.pages.PAGES (or of `only`) and the index, into `out`, each
+    showing its run rendered ahead of time (`ahead_of`, from ``prerender_pages``); each page's
+    config names the packages to load, their `sizes`, the build and the worker (its messages
+    and the memory snapshot it starts from). Returns the files."""
     sys.path.insert(0, str(ROOT))
     from ui.pages import PAGES  # noqa: PLC0415
     from ui.worker import worker_contract  # noqa: PLC0415
@@ -43,9 +56,6 @@ def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id
     shell = (ROOT / "assets" / "shell.html").read_text()
     nav = [(p.slug, p.short) for p in PAGES]
     written = []
-    chosen = [p for p in PAGES if not only or p.slug in only]
-    with concurrent.futures.ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 2)) as pool:
-        ahead_of = dict(zip([p.slug for p in chosen], pool.map(prerender_page, chosen)))
     for page in PAGES:
         if only and page.slug not in only:
             continue
@@ -61,7 +71,7 @@ def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id
                   "build": build_id, "code": entry.read_text(),
                   "link": ahead["link"],  # the link contract, stated in ui/urlstate.py
                   "contract": ahead["contract"],  # role classes, frames, worker messages: ui/contract.py
-                  "worker": worker_contract(snapshot),  # Python's environment and memory snapshot
+                  "worker": worker_contract(for_page(snapshot, page.slug)),  # Python's environment, its heap
                   "prerender": {k: ahead[k] for k in ("csv", "t_max")}}
         body = shell
         for key, value in {

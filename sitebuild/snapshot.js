@@ -3,7 +3,7 @@
 // (sitebuild/snapshot.py runs it.) Starts the Pyodide the site ships from the package bundle (assets/py-snapshot.js: the same
 // start-up order the worker restores in), runs the code (the imports), and writes the heap.
 // Prints one JSON line: the table's length in Node, the padded base, the snapshot's size, the
-// files of the modules it holds imported.
+// files of the modules it holds imported, and what the code left in _lab_report.
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -38,10 +38,13 @@ import json, sys
 _site = "${snap.SITE}"
 _files = {getattr(m, a, None) for m in list(sys.modules.values()) for a in ("__file__", "__cached__")}
 json.dumps(sorted(f[len(_site):] for f in _files if isinstance(f, str) and f.startswith(_site)))`));
+  // What the code left in _lab_report (JSON: which pages it made, sitebuild/snapshot.py).
+  const report = pyodide.runPython("globals().get('_lab_report', 'null')");
+  pyodide.runPython("globals().pop('_lab_report', None)");
   for (const name of Object.keys(pyodide.loadedPackages)) delete pyodide.loadedPackages[name];
   const heap = pyodide.makeMemorySnapshot({ serializer: snap.serialize });
   fs.writeFileSync(outPath, heap);
-  console.log(JSON.stringify({ table: info.table, tableBase: info.tableBase, bytes: heap.length, imported, seconds: (Date.now() - started) / 1000 }));
+  console.log(JSON.stringify({ table: info.table, tableBase: info.tableBase, bytes: heap.length, imported, report, seconds: (Date.now() - started) / 1000 }));
 })().catch((err) => {
   console.error(String(err && err.stack || err));
   process.exit(1);

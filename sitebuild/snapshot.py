@@ -1,11 +1,13 @@
-"""Snapshot: Python's memory, saved after the imports, so a page's worker starts there.
+"""Snapshot: Python's memory, saved after the imports and the page, so a page's worker starts there.
 
-Pyodide starts in Node from the files the site ships, writes the packages from one bundle into
-its file system, loads numpy's compiled modules in one fixed order into a function table
-padded to a fixed base (assets/py-snapshot.js, the same code the worker restores with), imports
-numpy, Bokeh, Panel, sim and ui, and saves its heap. Both files ship gzip-compressed (the
-worker decompresses them as they arrive, whatever the host compresses): the bundle, which
-replaces installing the wheels, and the heap.
+For each page, Pyodide starts in Node from the files the site ships, writes the packages from
+one bundle into its file system, loads numpy's compiled modules in one fixed order into a
+function table padded to a fixed base (assets/py-snapshot.js, the same code the worker
+restores with), imports numpy, Bokeh, Panel, sim and ui, makes the page with its default
+settings and its document (ui.worker.premake: the worker adopts them instead of making them),
+and saves its heap. The files ship gzip-compressed (the worker decompresses them as they
+arrive, whatever the host compresses): the bundle, which replaces installing the wheels, and
+each page's heap.
 
 Without Node.js 18+ the site ships no snapshot, and every page starts Python the normal way.
 """
@@ -13,12 +15,14 @@ Without Node.js 18+ the site ships no snapshot, and every page starts Python the
 from __future__ import annotations
 
 import collections
+import concurrent.futures
 import gzip
 import json
 import os
 import struct
 import subprocess
 import sys
+import time
 import zipfile
 from pathlib import Path
 
@@ -27,7 +31,7 @@ from sitebuild.bytecode import find_node
 from sitebuild.wheels import resolve
 
 BUNDLE = "lab-packages.bin.gz"
-HEAP = "lab-snapshot.bin.gz"
+HEAP_PREFIX = "lab-snapshot"  # each page's heap: lab-snapshot-<slug>.bin.gz (heap_name)
 # Entries added to the function table's length in Node before numpy's modules load: Chromium's
 # table holds one entry more than Node's there (measured); a browser whose table is longer than
 # the base starts Python the normal way.
@@ -51,10 +55,43 @@ import markdown_it, markdown_it.renderer, mdit_py_plugins.anchors, mdit_py_plugi
 import mdit_py_plugins.footnote, mdit_py_plugins.tasklists, linkify_it
 import numpy.random, numpy.ma, secrets
 import panel.io.location
+"""
+# Then each page as the build embeds it (ui.worker.premake, given the digests of the ids of the
+# documents made in CPython; those whose ids differ are left out), and the random
+# states fixed, so the same sources make the same snapshot (each visit reseeds).
+PREMAKE = """
+import json, ui.worker
+_lab_report = json.dumps(ui.worker.premake({expected!r}))
+"""
+# Memory freed while the page was made still holds what was there: random-features' run draws
+# about 16 MB of random numbers on the way (peak in CPython), which gzip cannot shrink (its
+# heap was 33.5 MB gzip, the others 18.6). Blocks of zeros are taken from the free memory until
+# the heap would grow, then let go: the heap ships those bytes as zeros.
+ZERO_FREE = """
+import gc, pyodide_js
+gc.collect()
+_size = lambda: pyodide_js._module.HEAP8.length
+_start, _held = _size(), []
+for _block in (1 << 22, 1 << 20, 1 << 16):
+    while _size() == _start and len(_held) < 4096:
+        _held.append(bytearray(_block))
+    if _size() != _start:
+        break
+del _held, _size, _start, _block
+gc.collect()
+"""
+SEEDS = """
 import random
 random.seed(0)
 numpy.random.seed(0)
 """
+
+
+def snapshot_code(expected: dict[str, str]) -> str:
+    """What the snapshot's Python runs before its heap is saved: the imports, the pages of
+    `expected` (slug -> digest of the ids of the document built ahead of time) made, the free
+    memory zeroed, the seeds fixed."""
+    return IMPORTS + PREMAKE.format(expected=dict(expected)) + ZERO_FREE + SEEDS
 
 
 # Files of the wheels the restored Python never opens, left out of the bundle (the heap already
@@ -102,46 +139,95 @@ def gzip_file(src: Path, dest: Path) -> None:
     src.unlink()
 
 
-def make_snapshot(out: Path, lock: dict, packages: list[str]) -> dict | None:
-    """Write the bundle of `packages` (with their dependencies) and the heap into out/pyodide;
-    return what the pages' config and build-info.json say of them, or None (and say why) when
-    the snapshot cannot be made."""
-    sys.path.insert(0, str(ROOT))
+def heap_name(slug: str) -> str:
+    """The file of the page's own heap, in pyodide/."""
+    return f"{HEAP_PREFIX}-{slug}.bin.gz"
+
+
+def _make_heap(node: str, pyodide_dir: Path, raw_bundle: Path, slug: str, ids: str) -> dict:
+    """One Node run: the imports and the page `slug` made (if its ids are `ids`), the heap
+    written to pyodide/<heap_name>.bin (raw); what snapshot.js printed, or {"error": ...}."""
     from ui.worker import WORKER_ENV  # noqa: PLC0415 (Python's environment in the worker)
 
-    found = find_node()
-    if found is None:
+    raw_heap = pyodide_dir / heap_name(slug).removesuffix(".gz")
+    result = subprocess.run(
+        [node, str(ROOT / "sitebuild" / "snapshot.js"), str(pyodide_dir) + "/", str(raw_bundle), str(raw_heap),
+         str(TABLE_MARGIN), snapshot_code({slug: ids})],
+        capture_output=True, text=True, env={**os.environ, "LAB_SNAPSHOT_ENV": json.dumps(WORKER_ENV)})
+    if result.returncode != 0:
+        raw_heap.unlink(missing_ok=True)
+        return {"error": result.stderr.strip()[-2000:]}
+    made = json.loads(result.stdout.strip().splitlines()[-1])
+    return {**made, "raw": raw_heap, "found": (json.loads(made["report"] or "null") or {}).get(slug)}
+
+
+def make_snapshot(out: Path, lock: dict, packages: list[str], ahead: dict[str, dict]) -> dict | None:
+    """Write the bundle of `packages` (with their dependencies) into out/pyodide, and one heap
+    per page of `ahead` (slug -> sitebuild.pages.prerender_page's result) with that page made
+    in it where its document has the ids of the one embedded; return what build-info.json says
+    of them (``for_page`` picks what a page's config says), or None (and say why) when no
+    snapshot can be made.
+
+    One heap a page, not one for all: a made page weighs about 2 MB of gzip in the heap
+    (measured: all seven in one heap, 18.7 -> 32.5 MB gzip), which every visitor would download
+    for the six pages they are not on."""
+    sys.path.insert(0, str(ROOT))
+    node = find_node()
+    if node is None:
         log("SNAPSHOT: none, no Node.js 18+ to make it (apt-get install nodejs); pages start Python the normal way")
         return None
+    started = time.monotonic()
     pyodide_dir = out / "pyodide"
     wheels = [pyodide_dir / lock["packages"][n]["file_name"] for n in resolve(lock, packages)]
     raw_bundle = pyodide_dir / "lab-packages.bin"
-    raw_heap = pyodide_dir / "lab-snapshot.bin"
-    bundle = write_bundle(wheels, raw_bundle)
-    result = subprocess.run(
-        [found[0], str(ROOT / "sitebuild" / "snapshot.js"), str(pyodide_dir) + "/", str(raw_bundle), str(raw_heap),
-         str(TABLE_MARGIN), IMPORTS],
-        capture_output=True, text=True, env={**os.environ, "LAB_SNAPSHOT_ENV": json.dumps(WORKER_ENV)})
-    if result.returncode != 0:
+    write_bundle(wheels, raw_bundle)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
+        made = dict(zip(ahead, pool.map(lambda slug: _make_heap(node[0], pyodide_dir, raw_bundle, slug, ahead[slug]["ids"]),
+                                        ahead)))
+    failed = {slug: m["error"] for slug, m in made.items() if "error" in m}
+    if failed or not made or len({(m["tableBase"], m["table"]) for m in made.values()}) != 1:
+        for m in made.values():
+            if "raw" in m:
+                m["raw"].unlink(missing_ok=True)
         raw_bundle.unlink(missing_ok=True)
-        raw_heap.unlink(missing_ok=True)
         log("SNAPSHOT: none, Node could not make it; pages start Python the normal way:\n"
-            + result.stderr.strip()[-2000:])
+            + ("\n".join(f"{slug}: {error}" for slug, error in failed.items()) or "the heaps' tables differ"))
         return None
-    made = json.loads(result.stdout.strip().splitlines()[-1])
-    # The heap holds the imported modules: the bundle the worker restores with leaves their files out.
-    bundle = write_bundle(wheels, raw_bundle, frozenset(made["imported"]))
+    for slug, m in made.items():
+        if m["found"] != ahead[slug]["ids"]:
+            log(f"SNAPSHOT: {slug}'s document made in Pyodide has other ids than the one built ahead of time "
+                f"(sha256 {str(m['found'])[:12]} against {ahead[slug]['ids'][:12]}): not made in its heap; "
+                "its worker makes the page (about two seconds more)")
+    # Every heap holds the imported modules: the bundle the worker restores with leaves out
+    # the files of those imported in all of them.
+    imported = frozenset.intersection(*(frozenset(m["imported"]) for m in made.values()))
+    bundle = write_bundle(wheels, raw_bundle, imported)
     gzip_file(raw_bundle, pyodide_dir / BUNDLE)
-    gzip_file(raw_heap, pyodide_dir / HEAP)
+    heaps = {}
+    for slug, m in made.items():
+        gzip_file(m["raw"], pyodide_dir / heap_name(slug))
+        heaps[slug] = {"heap": f"pyodide/{heap_name(slug)}", "heap_bytes": m["bytes"],
+                       "heap_gzip_bytes": (pyodide_dir / heap_name(slug)).stat().st_size,
+                       "heap_sha256": sha256(pyodide_dir / heap_name(slug)), "premade": m["found"] == ahead[slug]["ids"]}
+    first = next(iter(made.values()))
     info = {
-        "heap": f"pyodide/{HEAP}", "heap_bytes": made["bytes"],
-        "heap_gzip_bytes": (pyodide_dir / HEAP).stat().st_size, "heap_sha256": sha256(pyodide_dir / HEAP),
         "bundle": f"pyodide/{BUNDLE}", "bundle_bytes": bundle["bytes"],
         "bundle_gzip_bytes": (pyodide_dir / BUNDLE).stat().st_size, "bundle_sha256": sha256(pyodide_dir / BUNDLE),
-        "table_base": made["tableBase"], "node_table": made["table"],
-        "files": bundle["files"], "dynlibs": bundle["dynlibs"],
+        "table_base": first["tableBase"], "node_table": first["table"],
+        "files": bundle["files"], "dynlibs": bundle["dynlibs"], "heaps": heaps,
     }
-    log(f"snapshot: heap {made['bytes'] / 1e6:.1f} MB ({info['heap_gzip_bytes'] / 1e6:.1f} MB gzip), "
+    gz = sorted(h["heap_gzip_bytes"] / 1e6 for h in heaps.values())
+    log(f"snapshot: one heap a page, {first['bytes'] / 1e6:.1f} MB ({gz[0]:.1f}-{gz[-1]:.1f} MB gzip), "
+        f"its page made in it: {sum(h['premade'] for h in heaps.values())} of {len(heaps)}; "
         f"packages {bundle['bytes'] / 1e6:.1f} MB ({info['bundle_gzip_bytes'] / 1e6:.1f} MB gzip, "
-        f"{bundle['files']} files, {bundle['left_out']} left out), table base {made['tableBase']}, made with Node {found[1]} in {made['seconds']:.1f} s")
+        f"{bundle['files']} files, {bundle['left_out']} left out), table base {first['tableBase']}, "
+        f"made with Node {node[1]} in {time.monotonic() - started:.1f} s")
     return info
+
+
+def for_page(info: dict | None, slug: str) -> dict | None:
+    """What page `slug`'s config says of the snapshot: the shared bundle and table, and its own
+    heap (None: the page starts Python the normal way)."""
+    if info is None or slug not in info["heaps"]:
+        return None
+    return {**{k: v for k, v in info.items() if k != "heaps"}, **info["heaps"][slug]}

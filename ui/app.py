@@ -42,26 +42,56 @@ def document_json(layout, target: str) -> str:
     """``layout`` as the JSON that ``Bokeh.embed.embed_item`` renders into element ``target``."""
     from ui import panel_private  # noqa: PLC0415
 
-    text = panel_private.document_json(panel_private.make_document(layout), target)
-    if not IN_BROWSER:  # built ahead of time: Panel's stylesheets from the site's own copy
+    return embed_json(panel_private.make_document(layout), target)
+
+
+def build_ahead(page_class):
+    """(page, document): the page with its default settings as the browser first shows it,
+    its ids counted from ``ID_BASE`` (settings controls shown waiting for Python, t = 0)."""
+    from ui import panel_private  # noqa: PLC0415
+
+    fresh_ids()
+    page = page_class()
+    page.controls_ready = False
+    page.show(0)
+    return page, panel_private.make_document(page.layout)
+
+
+def embed_json(pydoc, target: str = TARGET) -> str:
+    """A document built ahead of time as the page embeds it: Panel's stylesheets from the
+    site's own copy (in the worker, PANEL_CDN_ROOT already points there)."""
+    from ui import panel_private  # noqa: PLC0415
+
+    text = panel_private.document_json(pydoc, target)
+    if not IN_BROWSER:
         from panel.io.resources import CDN_DIST, JS_VERSION  # noqa: PLC0415
 
         text = text.replace(CDN_DIST, f"static/panel/{JS_VERSION}/dist/")
     return text
 
 
+def ids_digest(pydoc) -> str:
+    """What the build compares a page's document by (the one embedded, made in CPython, and
+    the one the memory snapshot holds, made in Pyodide): its models' ids, which is what the
+    worker's adoption asks of them (``ui.worker.launch``). The rest is the same code in both;
+    only the last bits of some floats differ (numpy's wasm build against the native one)."""
+    import hashlib  # noqa: PLC0415
+
+    from ui import panel_private  # noqa: PLC0415
+
+    return hashlib.sha256(" ".join(sorted(panel_private.ids_of(pydoc))).encode()).hexdigest()
+
+
 def prerender(page_class) -> dict:
     """The page with its default settings, as build.py embeds it: the document (settings
     controls shown waiting for Python), the settings' query, the CSV and what t can reach.
 
-    Run it in a fresh process, as the browser builds the live page: Panel keeps some models
-    (its stylesheets) from one page to the next within a process, and a second page built in
-    the same process would not have the ids the live one will have (``ID_BASE``)."""
-    fresh_ids()
-    page = page_class()
-    page.controls_ready = False
-    page.show(0)
-    return {"doc": document_json(page.layout, TARGET), "link": link_contract(page),
+    The ids and Panel's names count from the same base in any process (``fresh_ids``), and no
+    model the page shows is made on import, so the same page is the same document whatever
+    else the process made: the memory snapshot makes every page in one process
+    (``ui.worker.premake``) and keeps those with this one's ids (``ids_digest``)."""
+    page, pydoc = build_ahead(page_class)
+    return {"doc": embed_json(pydoc), "ids": ids_digest(pydoc), "link": link_contract(page),
             "contract": contract(), "csv": page.csv(), "t_max": page.run.t_max}
 
 

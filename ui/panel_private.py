@@ -18,7 +18,10 @@ the one to change, and the browser tests are the check.
 - ``panel.io.pyodide._link_docs_worker``: Panel's link of a document to a worker's messages;
   its per-event ``pysync`` is swapped for the Lab's batched one (``link_document``).
 - ``bokeh.util.serialization._simple_id``: the counter behind Bokeh's model ids p1000, p1001,
-  … (``ui.app.fresh_ids``): the page built ahead of time and the live page count alike.
+  … (``ui.app.fresh_ids``): the page built ahead of time and the live page count alike; and
+  ``param.parameterized.object_count``, behind the names Panel gives its objects
+  (``Column01042``), which reach the document too: counted from the same base, a page's
+  document is the same text whatever the process made before it.
 - ``panel.util.HTML_SANITIZER._sanitize``: replaced in the browser (nh3 has no Pyodide build).
 - ``HasProps._overridden_defaults``, ``PropertyDescriptor.has_unstable_default`` and
   ``PropertyDescriptor.instance_default``: remembered per model class in the worker
@@ -41,10 +44,13 @@ def prepare_pyodide() -> None:
 
 
 def set_next_id(value: int) -> None:
-    """The next Bokeh model made is p<value + 1>."""
+    """The next Bokeh model made is p<value + 1>, and Panel's objects are named from
+    ``value // 1000`` on."""
     import bokeh.util.serialization as serialization  # noqa: PLC0415
+    import param.parameterized  # noqa: PLC0415
 
     serialization._simple_id = value
+    param.parameterized.object_count = value // 1000
 
 
 def replace_sanitizer(sanitize) -> None:

@@ -44,6 +44,37 @@ def worker_contract(snapshot: dict | None = None) -> dict:
 
 PAGE = None  # the live page, once made
 _link: Any = None
+# Pages made in the build's memory snapshot (``premake``), slug -> (page, document): the worker
+# of a page whose link asks for its default settings takes its own instead of making it (about
+# two seconds of Pyodide's time on two cores: bench/boot.py --breakdown).
+PREMADE: dict[str, tuple] = {}
+
+
+def premake(expected: dict[str, str]) -> dict[str, str]:
+    """In the build's snapshot process (sitebuild/snapshot.py): make each page of ``expected``
+    (slug -> ``ui.app.ids_digest`` of the document the build embeds, made in CPython) as the
+    build made it, and keep it where its models have those ids. Returns slug -> the digest
+    found here (the build names any page that differs; its worker makes it).
+
+    Nothing is serialised here: a document's JSON would leave megabytes of text behind in the
+    heap, in every visitor's download."""
+    import gc  # noqa: PLC0415
+
+    import ui.pages  # noqa: PLC0415
+    from ui.app import build_ahead, ids_digest, replace_html_sanitizer  # noqa: PLC0415
+
+    replace_html_sanitizer()
+    pnp.remember_defaults()
+    found = {}
+    for info in ui.pages.PAGES:
+        if info.slug not in expected:
+            continue
+        page, pydoc = build_ahead(ui.pages.page_class(info))
+        found[info.slug] = ids_digest(pydoc)
+        if found[info.slug] == expected[info.slug]:
+            PREMADE[info.slug] = (page, pydoc)
+    gc.collect()
+    return found
 
 
 class Link:
@@ -159,14 +190,23 @@ async def launch(page_class, host) -> None:
         took[name] = round((now - clock[0]) * 1000, 1)
         clock[0] = now
 
-    page, notices = make_page(ID_BASE if on_screen else 3 * ID_BASE)
-    lap("page object")
+    premade = PREMADE.pop(page_class.slug, None) if on_screen else None
+    PREMADE.clear()  # the other pages' (the snapshot holds every page's)
+    if premade is not None:  # built ahead of time in this very heap: the link's settings on it
+        page, pydoc = premade
+        notices = apply_query(page, start["search"])
+        if to_query(page) != start["defaults"]:  # the link's own settings: made anew below
+            premade = None
+    if premade is None:
+        page, notices = make_page(ID_BASE if on_screen else 3 * ID_BASE)
+    lap("page object" if premade is None else "premade")
     adopt = bool(on_screen) and to_query(page) == start["defaults"]
     if adopt:
         page.controls_ready = False  # as built ahead of time; ready once linked
         page.show(int(start.get("t", 0)))
-    pydoc = pnp.make_document(page.layout)
-    lap("document")
+    if premade is None:
+        pydoc = pnp.make_document(page.layout)
+        lap("document")
     if adopt and pnp.ids_of(pydoc) != set(on_screen):  # built otherwise after all: anew,
         post("log", level="warn",  # with ids that cannot meet the page on screen's
              text="The live page differs from the one built ahead of time: rendered anew.")

@@ -37,7 +37,13 @@ export function registerServiceWorker() {
   if (!("serviceWorker" in navigator) || !window.isSecureContext) return;
   navigator.serviceWorker.addEventListener("message", (e) => offlineSaved(e.data));
   navigator.serviceWorker.register("sw.js").then((reg) => {
-    const ask = (worker) => worker && worker.postMessage({ type: "lab-saved?" });
+    const snap = pageConfig().worker && pageConfig().worker.snapshot;
+    const ask = (worker) => {
+      if (!worker) return;
+      worker.postMessage({ type: "lab-saved?" });
+      // this page's memory snapshot, fetched before the worker was there: kept now
+      if (snap) worker.postMessage({ type: "lab-keep", url: new URL(snap.heap, location.href).href });
+    };
     ask(reg.active);  // a visit after the first: already kept?
     if (!reg.active) navigator.serviceWorker.ready.then((r) => ask(r.active));
     offerUpdate(reg);

@@ -7,7 +7,6 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-import re
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ from conftest import PAGE_SLUGS, open_page, painted, t_of, wait_live, watch
 
 from sitebuild.snapshot import TABLE_MARGIN
 
-SNAPSHOT = "**/pyodide/lab-snapshot.bin.gz"
+SNAPSHOT = "**/pyodide/lab-snapshot-*.bin.gz"  # every page's own heap
 
 
 def config(page) -> dict:
@@ -33,8 +32,11 @@ def test_every_page_boots_from_the_snapshot(context, server, slug):
     marks = page.evaluate("window.lab.timings.worker")
     assert marks["compiled"] <= marks["restored"], marks
     assert [u.rsplit("/", 1)[-1] for u in wasm] == ["pyodide.asm.wasm"]
-    assert config(page)["worker"]["snapshot"]["heap"] == "pyodide/lab-snapshot.bin.gz"
+    assert config(page)["worker"]["snapshot"]["heap"] == f"pyodide/lab-snapshot-{slug}.bin.gz"
     assert page.evaluate("window.lab.timings.snapshot") is True
+    # the page object and its document came made in the snapshot (ui.worker.premake), the
+    # very ones the page on screen was built from: nothing was made or rendered again
+    assert set(page.evaluate("window.lab.timings.python")) == {"premade", "adopt"}
     # Python is in the worker: the page's own scope has no Pyodide and never loaded it
     assert page.evaluate("typeof loadPyodide") == "undefined"
     assert not page.evaluate("[...document.scripts].some((s) => s.src.includes('pyodide.js'))")
@@ -47,7 +49,7 @@ def broken_heap(site: Path):
     """A route handler: the snapshot's first 4 MB and then garbage, so gzip's CRC check fails
     it. Read from the built site's file (fetching the real 19 MB through Playwright inside the
     handler held the page's load past goto's 30 s on a busy machine)."""
-    info = json.loads((site / "build-info.json").read_text())["snapshot"]
+    info = json.loads((site / "build-info.json").read_text())["snapshot"]["heaps"][PAGE_SLUGS[0]]
     with (site / info["heap"]).open("rb") as f:
         body = f.read(4 << 20) + b"\x00" * 1000
     return lambda route: route.fulfill(status=200, body=body, headers={"Content-Type": "application/gzip"})
@@ -64,7 +66,7 @@ def test_a_snapshot_that_cannot_restore_still_goes_live(context, server, site, h
     elif how == "corrupt":
         page.route(SNAPSHOT, broken_heap(site))
     else:  # a well-formed gzip of the right length, all zeros: Pyodide's own check fails it
-        size = json.loads((site / "build-info.json").read_text())["snapshot"]["heap_bytes"]
+        size = json.loads((site / "build-info.json").read_text())["snapshot"]["heaps"][PAGE_SLUGS[0]]["heap_bytes"]
         zeros = gzip.compress(b"\x00" * size)
         page.route(SNAPSHOT, lambda route: route.fulfill(status=200, body=zeros))
     warnings = []
@@ -106,21 +108,20 @@ def test_the_built_site_ships_the_snapshot_it_describes(site):
     info = json.loads((site / "build-info.json").read_text())["snapshot"]
     if info is None:
         pytest.skip("this site was built without Node.js: no snapshot")
-    heap = site / info["heap"]
     bundle = site / info["bundle"]
-    assert heap.stat().st_size == info["heap_gzip_bytes"]
     assert bundle.stat().st_size == info["bundle_gzip_bytes"]
-    assert hashlib.sha256(heap.read_bytes()).hexdigest() == info["heap_sha256"]
     assert hashlib.sha256(bundle.read_bytes()).hexdigest() == info["bundle_sha256"]
-    raw = gzip.decompress(heap.read_bytes())
-    assert len(raw) == info["heap_bytes"]
-    assert raw[:4] == (0x706E7300).to_bytes(4, "little")  # Pyodide's snapshot magic, "\0snp"
     assert len(gzip.decompress(bundle.read_bytes())) == info["bundle_bytes"]
     assert info["table_base"] == info["node_table"] + TABLE_MARGIN
     assert info["dynlibs"] == 19  # numpy 2.0.2's compiled modules
-    for page in site.glob("*.html"):
-        text = page.read_text()
-        if 'id="lab-config"' in text:
-            config = json.loads(re.search(r'id="lab-config" type="application/json">(.*?)</script>', text, re.S)
-                                .group(1).replace("<\\/", "</"))
-            assert config["worker"]["snapshot"] == info, page.name
+    # one heap a page, each with its page made in it, its document the one embedded (its ids:
+    # sitebuild/snapshot.py compares them)
+    assert sorted(info["heaps"]) == sorted(PAGE_SLUGS)
+    for slug, own in info["heaps"].items():
+        heap = site / own["heap"]
+        assert own["heap"] == f"pyodide/lab-snapshot-{slug}.bin.gz" and own["premade"], slug
+        assert heap.stat().st_size == own["heap_gzip_bytes"]
+        assert hashlib.sha256(heap.read_bytes()).hexdigest() == own["heap_sha256"]
+        raw = gzip.decompress(heap.read_bytes())
+        assert len(raw) == own["heap_bytes"]
+        assert raw[:4] == (0x706E7300).to_bytes(4, "little")  # Pyodide's snapshot magic, "\0snp"

@@ -33,8 +33,13 @@ def test_a_page_is_the_shell_with_its_run_config_and_links(tmp_path, monkeypatch
              "contract": contract(), "csv": "t,x\n0,1\n", "t_max": 7}
     monkeypatch.setattr(pages, "prerender_page", lambda info: ahead)
     sizes = {"core": 10, "wheels": 20, "count": 3}
-    snapshot = {"heap": "pyodide/lab-snapshot.bin.gz", "table_base": 12}
-    written = pages.render_pages(tmp_path, ["numpy"], sizes, "abc123", only=["fixed-state"], snapshot=snapshot)
+    snapshot = {"bundle": "pyodide/lab-packages.bin.gz", "table_base": 12,
+                "heaps": {"fixed-state": {"heap": "pyodide/lab-snapshot-fixed-state.bin.gz", "premade": True},
+                          "gates": {"heap": "pyodide/lab-snapshot-gates.bin.gz", "premade": True}}}
+    ahead_of = pages.prerender_pages(only=["fixed-state"])
+    assert ahead_of == {"fixed-state": ahead}
+    written = pages.render_pages(tmp_path, ["numpy"], sizes, "abc123", ahead_of, only=["fixed-state"],
+                                 snapshot=snapshot)
     assert written == ["index.html", "fixed-state.html"]
 
     page = (tmp_path / "fixed-state.html").read_text()
@@ -45,7 +50,9 @@ def test_a_page_is_the_shell_with_its_run_config_and_links(tmp_path, monkeypatch
     assert config["prerender"] == {"csv": "t,x\n0,1\n", "t_max": 7}
     # the contract (roles, frames, the worker's messages) and the worker's start, as stated in Python
     assert config["contract"] == contract() and set(config["contract"]["worker"]) >= {"start", "page", "patch", "idle"}
-    assert config["worker"] == {"env": WORKER_ENV, "snapshot": snapshot}
+    assert config["worker"] == {"env": WORKER_ENV, "snapshot": {  # the shared bundle, the page's own heap
+        "bundle": "pyodide/lab-packages.bin.gz", "table_base": 12,
+        "heap": "pyodide/lab-snapshot-fixed-state.bin.gz", "premade": True}}
     assert config["code"] == (ROOT / "site" / "fixed_state.py").read_text()
     doc = re.search(r'<script id="lab-doc" type="application/json">(.*?)</script>', page, re.S)[1]
     assert json.loads(doc.replace("<\\/", "</")) == json.loads(ahead["doc"])  # "</script>" cannot close it

@@ -67,7 +67,9 @@ BYTES_JS = """
 """
 # The bars' byte labels are all 8 characters wide in a monospaced font, so the axis keeps its
 # width as the bars rescale on a step (another width makes BokehJS lay the figure out again).
-BYTES_FORMAT_FIXED = CustomJSTickFormatter(code=BYTES_JS + "return label.padStart(8);")
+# (Made per figure, not once per module: a model made on import would be numbered by whatever
+# the process imported first, not from the page's own base, ui.app.fresh_ids.)
+BYTES_FIXED_JS = BYTES_JS + "return label.padStart(8);"
 TOKENS_JS = """
     if (tick >= 1048576) return (tick / 1048576) + "M";
     if (tick >= 1024) return (tick / 1024) + "K";
@@ -207,7 +209,7 @@ class LayerBars(View):
             ("fixed state", "@state_text")]))
         self.fig.yaxis.ticker = AdaptiveTicker(base=2, mantissas=[1], min_interval=1,
                                                desired_num_ticks=5)  # 8 MiB, 16 MiB, …
-        self.fig.yaxis.formatter = BYTES_FORMAT_FIXED
+        self.fig.yaxis.formatter = CustomJSTickFormatter(code=BYTES_FIXED_JS)
         self.fig.yaxis.major_label_text_font = "monospace"
         self.fig.xaxis.axis_label, self.fig.yaxis.axis_label = "layer ℓ", "bytes"
         self.fig.xaxis.ticker.min_interval = 1
