@@ -6,13 +6,14 @@
 const CACHE = "lab-__BUILD__";
 const FILES = __FILES__;
 
-// Once every file is kept, the pages say "Saved for offline use": the worker tells every page
-// when its install ends, and answers a page that asks ({type: "lab-saved?"}) with
-// {type: "lab-saved", build, saved}.
 const isHeap = (url) => {
   const u = new URL(String(url), self.location.href);
   return u.origin === self.location.origin && /\/pyodide\/lab-snapshot-[\w-]+\.bin\.gz$/.test(u.pathname);
 };
+
+// Once every file is kept, the pages say "Saved for offline use": the worker tells every page
+// when its install ends, and answers a page that asks ({type: "lab-saved?"}) with
+// {type: "lab-saved", build, saved}.
 const saved = async () => (await (await caches.open(CACHE)).keys()).length >= FILES.length;
 async function tell(client) {
   client.postMessage({ type: "lab-saved", build: "__BUILD__", saved: await saved() });

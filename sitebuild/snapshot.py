@@ -56,28 +56,27 @@ import mdit_py_plugins.footnote, mdit_py_plugins.tasklists, linkify_it
 import numpy.random, numpy.ma, secrets
 import panel.io.location
 """
-# Then each page as the build embeds it (ui.worker.premake, given the digests of the ids of the
-# documents made in CPython; those whose ids differ are left out), and the random
-# states fixed, so the same sources make the same snapshot (each visit reseeds).
+# Then the heap's page as the build embeds it (ui.worker.premake, given the digest of the ids of
+# the document made in CPython; left out if its ids differ), and the random states fixed, so the
+# same sources make the same snapshot (each visit reseeds).
 PREMAKE = """
 import json, ui.worker
 _lab_report = json.dumps(ui.worker.premake({expected!r}))
 """
 # Memory freed while the page was made still holds what was there: random-features' run draws
 # about 16 MB of random numbers on the way (peak in CPython), which gzip cannot shrink (its
-# heap was 33.5 MB gzip, the others 18.6). Blocks of zeros are taken from the free memory until
-# the heap would grow, then let go: the heap ships those bytes as zeros.
+# heap was 33.5 MB gzip, the others 18.6). Blocks of 64 kB of zeros are taken until the heap
+# has grown once, so that every free stretch of 64 kB or more has been taken, then let go: the
+# heap ships those bytes as zeros. The growth (Emscripten's, a fifth) is zeros too; Python has
+# no measure of the free memory to stop before it.
 ZERO_FREE = """
 import gc, pyodide_js
 gc.collect()
 _size = lambda: pyodide_js._module.HEAP8.length
 _start, _held = _size(), []
-for _block in (1 << 22, 1 << 20, 1 << 16):
-    while _size() == _start and len(_held) < 4096:
-        _held.append(bytearray(_block))
-    if _size() != _start:
-        break
-del _held, _size, _start, _block
+while _size() == _start and len(_held) < 16384:
+    _held.append(bytearray(1 << 16))
+del _held, _size, _start
 gc.collect()
 """
 SEEDS = """
@@ -184,8 +183,12 @@ def make_snapshot(out: Path, lock: dict, packages: list[str], ahead: dict[str, d
     with concurrent.futures.ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
         made = dict(zip(ahead, pool.map(lambda slug: _make_heap(node[0], pyodide_dir, raw_bundle, slug, ahead[slug]["ids"]),
                                         ahead)))
+    if not made:
+        raw_bundle.unlink(missing_ok=True)
+        log("SNAPSHOT: none, no page to make one for")
+        return None
     failed = {slug: m["error"] for slug, m in made.items() if "error" in m}
-    if failed or not made or len({(m["tableBase"], m["table"]) for m in made.values()}) != 1:
+    if failed or len({(m["tableBase"], m["table"]) for m in made.values()}) != 1:
         for m in made.values():
             if "raw" in m:
                 m["raw"].unlink(missing_ok=True)

@@ -191,7 +191,7 @@ async def launch(page_class, host) -> None:
         clock[0] = now
 
     premade = PREMADE.pop(page_class.slug, None) if on_screen else None
-    PREMADE.clear()  # the other pages' (the snapshot holds every page's)
+    PREMADE.clear()  # any other page's (each page's heap holds only its own)
     if premade is not None:  # built ahead of time in this very heap: the link's settings on it
         page, pydoc = premade
         notices = apply_query(page, start["search"])
