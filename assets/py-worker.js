@@ -3,13 +3,11 @@
 // The messages both ways are named once, in Python (ui/contract.py: WORKER_MESSAGES), and
 // arrive here in the start message; the Python side of the link is ui/worker.py.
 //
-// Start-up: the page sends "start" (what to load, the message names), this worker downloads
-// and starts Pyodide and the packages (saying how far it is with "progress"), then waits for
-// "page" (the link's query, the document on screen's ids and t, sent once the page built
-// ahead of time is on screen) and runs the page's entry script, which posts "render". The
-// snapshot's downloads and the wasm's compile start at once; Pyodide's start waits for "page".
-// Then: "patch" in (a setting changed on the page) -> one "patch" out with the new run,
-// then "idle"; "call" in (csv, query, apply) -> "reply".
+// Start-up: the page sends "start" (what to load, the message names); the downloads (and the
+// wasm's compile) start at once, saying how far they are with "progress". Python runs the page's
+// entry script (which posts "render") once the page built ahead of time is on screen ("page":
+// the link's query, the ids and t on screen). Then: "patch" in (a setting changed) -> one
+// "patch" out with the new run, then "idle"; "call" in (csv, query, apply) -> "reply".
 "use strict";
 
 let names = null;  // the message names: WORKER_MESSAGES
@@ -18,10 +16,10 @@ let pageInfo = null;
 let gotPage = null;
 const pagePromise = new Promise((resolve) => { gotPage = resolve; });
 const early = [];  // messages that came before Python was ready for them
-let wasmEarly = null;  // the runtime's wasm, compiling early (compileEarly)
+const fetchedEarly = new Map();  // url -> the response of a download started early (downloadEarly)
 function post(type, fields = {}) { self.postMessage({ type, ...fields }); }
-// When each step of the start was reached (ms since the epoch, so the page can put them on its
-// own clock): sent with the "start" progress, read by bench/boot.py --breakdown.
+// When each step of the start was reached (ms since the epoch, for the page's clock): sent with
+// the "start" progress, read by bench/boot.py --breakdown.
 const marks = {};
 const mark = (name) => { marks[name] = performance.timeOrigin + performance.now(); };
 mark("worker");
@@ -40,17 +38,14 @@ function progress(force) {
 const realFetch = self.fetch.bind(self);
 self.fetch = async function (input, init) {
   const url = String(input instanceof Request ? input.url : input);
-  if (wasmEarly && url.endsWith(".wasm") && new URL(url, self.location.href).href === wasmEarly.url) {
-    wasmEarly.url = null;  // Pyodide's own fetch of the wasm compiling early: its copy
-    return wasmEarly.spare;
-  }
+  const fetched = fetchedEarly.get(url);  // downloads started early (restore): handed over once
+  if (fetched) { fetchedEarly.delete(url); return fetched; }
   let response;
   try {
     response = await realFetch(input, init);
   } catch (err) {  // a missing file under an integrity check rejects here, not with a 404
     if (url.includes("/pyodide/") && !counted.failed) counted.failed = url.split("/").pop();
-    // Pyodide's loader does not always reject when its runtime cannot be fetched (it logs
-    // "wasm instantiation failed" and waits for ever): say so now.
+    // Pyodide's loader may not reject when its runtime cannot be fetched (it waits for ever)
     if (/\.(wasm|asm\.js)$|python_stdlib\.zip$/.test(url)) failed("download", String(err));
     throw err;
   }
@@ -90,6 +85,8 @@ function failed(kind, detail) {
 // From the memory snapshot where the site has one (the build made it: Python with numpy,
 // Bokeh, Panel, sim and ui imported), the normal way otherwise, or if it cannot be restored.
 async function start(config) {
+  // The snapshot's downloads start before the two scripts' (about 0.1 s, one after the other).
+  const downloads = config.snapshot ? downloadEarly(config) : null;
   try {
     importScripts(config.pyodideScript, config.snapshotScript);
   } catch (err) {
@@ -99,15 +96,16 @@ async function start(config) {
   try {
     if (config.snapshot) {
       try {
-        pyodide = await restore(config);
+        pyodide = await restore(config, downloads);
       } catch (err) {  // the page starts a new worker, which starts the normal way
         return failed("snapshot", err && err.message || err);
       }
     } else {
-      await pagePromise;  // after the page's first plot, as above
+      await pagePromise;  // the normal start, downloads too, waits for the page's first plot
       pyodide = await startNormally(config);
       if (pyodide === null) return;
     }
+    await pagePromise;  // the page's entry script needs what the page shows
     counted.stage = "start";
     mark("python");
     post(names.progress, { stage: "start", core: counted.core, wheels: counted.wheels, wheelFiles: counted.wheelFiles,
@@ -122,14 +120,23 @@ async function start(config) {
   for (const message of early.splice(0)) handle(message);
 }
 
-// The runtime's wasm compiled while the snapshot downloads (offline-pyodide.md), as the bytes
-// arrive, and Pyodide given the module; a copy stands by for Pyodide's own fetch if this failed.
-function compileEarly(indexURL) {
-  if (typeof WebAssembly.compileStreaming !== "function") return null;
-  const url = new URL(indexURL + "pyodide.asm.wasm", self.location.href).href;
-  const got = fetch(url).then((r) => [r, r.clone()]);
-  const module = got.then(([r]) => WebAssembly.compileStreaming(r)).then((m) => { mark("compiled"); return m; }, () => null);
-  return { url, module, spare: got.then(([, spare]) => spare) };
+// Every file the restore needs, downloading at once: the heap and the packages' bundle unzipped
+// as they arrive, the runtime's wasm compiled as it arrives (offline-pyodide.md) with a copy
+// standing by for Pyodide's own fetch, the standard library and the lock file kept for it.
+function downloadEarly(config) {
+  const snap = config.snapshot;
+  const at = (path) => new URL(path, config.indexURL).href;
+  for (const file of ["python_stdlib.zip", "pyodide-lock.json"]) fetchedEarly.set(at(file), fetch(at(file)));
+  let wasm = null;
+  if (typeof WebAssembly.compileStreaming === "function") {
+    const got = fetch(at("pyodide.asm.wasm")).then((r) => [r, r.clone()]);
+    fetchedEarly.set(at("pyodide.asm.wasm"), got.then(([, spare]) => spare));
+    const module = got.then(([r]) => WebAssembly.compileStreaming(r)).then((m) => { mark("compiled"); return m; }, () => null);
+    wasm = { module, spare: got.then(([, spare]) => spare) };
+  }
+  const heap = new Uint8Array(snap.heap_bytes);  // Pyodide sizes the memory by it at once
+  const unzip = (name, into) => gunzipInto(config.base + snap[name], into).then((b) => { mark(name); return b; });
+  return { wasm, heap, heapDone: unzip("heap", heap), bundle: unzip("bundle", new Uint8Array(snap.bundle_bytes)) };
 }
 function instantiateEarly(wasm) {
   return (own) => (imports, done) => {
@@ -142,20 +149,16 @@ function instantiateEarly(wasm) {
   };
 }
 
-async function restore(config) {
+async function restore(config, { wasm, heap, heapDone, bundle }) {
   const snap = config.snapshot;
-  wasmEarly = compileEarly(config.indexURL);
-  const heap = new Uint8Array(snap.heap_bytes);  // Pyodide sizes the memory by it at once
-  const heapDone = gunzipInto(config.base + snap.heap, heap).then((h) => { mark("heap"); return h; });
-  const bundle = gunzipInto(config.base + snap.bundle, new Uint8Array(snap.bundle_bytes)).then((b) => { mark("bundle"); return b; });
   // Either file missing or broken fails the start at once, not once Pyodide reads it.
   const broken = Promise.all([heapDone, bundle]).then(() => new Promise(() => {}));
-  // The downloads and the compile go on meanwhile; Pyodide's start waits until the page built
-  // ahead of time is on screen ("page"): on two cores it would share one with its first plot.
-  await Promise.race([broken, pagePromise]);
+  // Pyodide starts now, not once the page is on screen: its script, the wasm's instantiation,
+  // the packages' files and numpy's modules are made while the heap downloads (live came
+  // 0.2-0.3 s sooner; the first plot, on the page's own thread, was no later).
   const info = {};
   labSnapshot.wrapCreate(() => labSnapshot.preRun(() => bundle, snap.table_base, () => heapDone, info),
-    wasmEarly && instantiateEarly(wasmEarly));
+    wasm && instantiateEarly(wasm));
   const pyodide = await Promise.race([broken, loadPyodide({
     indexURL: config.indexURL, env: config.env, _loadSnapshot: heap,
     jsglobals: labSnapshot.plainGlobals(), _snapshotDeserializer: labSnapshot.deserialize,
@@ -195,21 +198,14 @@ async function gunzipInto(url, into) {
 
 async function startNormally(config) {
   counted.stage = "runtime";
-  const pyodide = await loadPyodide({
-    indexURL: config.indexURL,
-    env: config.env,
-    stdout: () => {},
-    stderr: (line) => console.debug(line),
-  });
+  const pyodide = await loadPyodide({ indexURL: config.indexURL, env: config.env,
+    stdout: () => {}, stderr: (line) => console.debug(line) });
   counted.stage = "packages";
   mark("runtime");
   post(names.progress, { stage: "packages", core: counted.core, wheels: 0, wheelFiles: 0, pyodide: true });
   const errors = [];
-  await pyodide.loadPackage(config.packages, {
-    messageCallback: () => {},
-    errorCallback: (msg) => errors.push(msg),
-    checkIntegrity: true,
-  });
+  await pyodide.loadPackage(config.packages,
+    { messageCallback: () => {}, errorCallback: (msg) => errors.push(msg), checkIntegrity: true });
   if (errors.length || counted.failed) {
     failed(counted.failed ? "download" : "install", errors.join("\n"));
     return null;

@@ -23,15 +23,21 @@ def config(page) -> dict:
 
 @pytest.mark.parametrize("slug", PAGE_SLUGS)
 def test_every_page_boots_from_the_snapshot(context, server, slug):
-    wasm = []
-    context.on("request", lambda r: wasm.append(r.url) if r.url.endswith(".wasm") else None)
+    asked = []
+    context.on("request", lambda r: asked.append(r.url.rsplit("/", 1)[-1]) if "/pyodide/" in r.url else None)
     visit = open_page(context, f"{server.url}{slug}.html")
     page = visit.page
-    # the runtime's wasm compiled early, as it downloaded (py-worker.js compileEarly), before
+    # the runtime's wasm compiled early, as it downloaded (py-worker.js downloadEarly), before
     # the restore, and fetched once: Pyodide's own fetch of it was given the early one's copy
     marks = page.evaluate("window.lab.timings.worker")
     assert marks["compiled"] <= marks["restored"], marks
-    assert [u.rsplit("/", 1)[-1] for u in wasm] == ["pyodide.asm.wasm"]
+    assert asked.count("pyodide.asm.wasm") == 1, asked
+    # every file the restore needs was asked for once, before Pyodide's own script (its
+    # downloads do not wait for the two scripts, nor Pyodide's start for them)
+    early = ["pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json",
+             f"lab-snapshot-{slug}.bin.gz", "lab-packages.bin.gz"]
+    assert all(asked.count(name) == 1 for name in early), asked
+    assert max(asked.index(name) for name in early) < asked.index("pyodide.js"), asked
     assert config(page)["worker"]["snapshot"]["heap"] == f"pyodide/lab-snapshot-{slug}.bin.gz"
     assert page.evaluate("window.lab.timings.snapshot") is True
     # the page object and its document came made in the snapshot (ui.worker.premake), the

@@ -50,3 +50,19 @@ test("main.js sets the start-up order and early.js only starts the worker: the t
   assert.ok(order.indexOf("assets/js/main.js") > order.findIndex((s) => s.includes("panel.min.js")));
   assert.match(shell, /<script type="module" src="assets\/js\/main.js"><\/script>/);
 });
+
+test("early.js's imports are named in the page's head (modulepreload): the worker starts at once", () => {
+  const shell = readFileSync(join(ASSETS, "shell.html"), "utf8");
+  const preloaded = [...shell.matchAll(/<link rel="modulepreload" href="assets\/js\/([^"]+)">/g)].map((m) => m[1]);
+  const graph = new Set();
+  const visit = (f) => {
+    for (const m of readFileSync(join(DIR, f), "utf8").matchAll(/^import .* from "\.\/([^"]+)";$/gm)) {
+      if (!graph.has(m[1])) { graph.add(m[1]); visit(m[1]); }
+    }
+  };
+  visit("early.js");
+  assert.ok(graph.size >= 1);
+  assert.deepEqual([...graph].sort(), [...preloaded].sort());
+  // named before the shell's own module, whose forty imports would queue ahead of them
+  assert.ok(shell.indexOf('rel="modulepreload"') < shell.indexOf('src="assets/js/main.js"'));
+});
