@@ -67,7 +67,8 @@ WORKER_MESSAGES: dict[str, tuple[str, str]] = {
     "progress": ("to page", "how far the start is: stage, bytes of runtime and packages, packages done"),
     "failed": ("to page", "the start failed: kind (scripts, download, install, start), file, detail"),
     "render": ("to page", "the live page: adopted (the document on screen is it) or its document "
-               "JSON to render; its settings' query and its notices"),
+               "JSON to render; its settings' query and its notices; adopted, the patch that "
+               "enables the controls on screen (ready)"),
     "notice": ("to page", "Python's notice for the user (plain text)"),
     "settings": ("to page", "the settings' query, for the link"),
     "log": ("to page", "a line for the console: level, text"),

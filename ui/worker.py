@@ -113,6 +113,20 @@ class Link:
             if events or self.flags:
                 self.send(events)
 
+    @contextlib.contextmanager
+    def collect(self):
+        """Everything changed inside, kept as one patch (``patch``, ``buffers``) in the list
+        yielded, instead of sent: for a message of its own."""
+        kept: list = []
+        self.queue = []
+        try:
+            yield kept
+        finally:
+            events, self.queue = self.queue, None
+            if events:
+                patch, buffers = pnp.patch_of(self.pydoc, events)
+                kept.append({"patch": patch, "buffers": buffers})
+
     # ---- in: the page's changes -------------------------------------------------------------
     def receive(self, patch) -> None:
         """A patch of the page's (a setting, a click), applied here; what it sets off goes
@@ -228,13 +242,16 @@ async def launch(page_class, host) -> None:
     pnp.link_document(pydoc, link.sync)
     page.param.watch(lambda e: post("notice", text=e.new), "notice")
     page.param.watch(lambda *_: post("settings", query=to_query(page)), page.settings())
-    # The page renders the document (or adopts its own), then takes over; the controls
-    # respond from the patch that follows.
-    post("render", adopted=adopt, doc=doc_json, query=to_query(page), timings=took,
-         notice=" ".join([*notices, page.notice]).strip())
+    # The page renders the document (or adopts its own) and takes over. Adopted, the controls
+    # on screen are still disabled (as built ahead of time): the patch that enables them comes
+    # in the same message, so the page enables them as it takes over, in one task with one
+    # layout (a patch of its own had been a second long task, after "live").
+    ready = []
     if adopt:
-        with link.batch():
+        with link.collect() as ready:
             page.ready_controls()
+    post("render", adopted=adopt, doc=doc_json, query=to_query(page), timings=took,
+         notice=" ".join([*notices, page.notice]).strip(), ready=ready[0] if ready else None)
 
 
 # ---- what the page calls (assets/py-worker.js: the "patch" and "call" messages) -------------
