@@ -2,7 +2,7 @@
 // stepping before Python. The document is themed, styled for this view and set to the link's
 // t before BokehJS builds a view of it: each change made after rendering cost another layout
 // and paint of the figures.
-import { allModels, decodeDocument, deferLayout, hold, isFigure, viewOf } from "./bokeh-internals.js";
+import { allModels, decodeDocument, deferLayout, hold, isFigure, quietAfterRender, viewOf } from "./bokeh-internals.js";
 import { $, hasClass, hasRole, presenting, twoFrames, viewClass } from "./config.js";
 import { watchFigures, nearView, holdUnseen } from "./culling.js";
 import { fontsLoaded } from "./fonts.js";
@@ -113,12 +113,14 @@ export function setAside(jsdoc, { view = state.view, present = presenting() } = 
 async function joinRest(jsdoc, rest) {
   if (!rest.length) { timings.joined = performance.now(); return; }
   const layoutOnce = deferLayout(jsdoc);
+  const loud = [];  // parts on screen before a join: their after_render is not run again
   try {
     for (const [parent, children, kept] of rest) {
       const shown = new Set(kept);
       for (const kid of children) {
         if (shown.has(kid)) continue;
         await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));  // after a paint
+        loud.push(quietAfterRender(children.filter((k) => shown.has(k)).map(viewOf)));
         shown.add(kid);
         const wasApplying = player.applying;
         player.applying = true;
@@ -129,6 +131,7 @@ async function joinRest(jsdoc, rest) {
     }
     await twoFrames();  // BokehJS builds the new views asynchronously
   } finally {
+    for (const restore of loud) restore();
     layoutOnce();
   }
   await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));

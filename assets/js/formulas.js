@@ -17,16 +17,40 @@ function load(el, url) {
   return loaded;
 }
 
-function renderMath() {
-  if (!window.renderMathInElement) return;
-  document.querySelectorAll(".lab-text, .lab-intro").forEach((el) =>
-    window.renderMathInElement(el, { delimiters: DELIMITERS, throwOnError: false }));
+// Block by block (each paragraph, heading, list of the texts, and each formula standing in a
+// text's own flow, between them), yielding to the page after every slice of about 30 ms:
+// typesetting a whole lesson at once was one task of 110-180 ms (bench/jank.py), and a step
+// pressed meanwhile waited for it. Returns once all are typeset.
+const MATH = /\\[([]|\$\$/;
+export async function renderMath(containers, render = globalThis.renderMathInElement, sliceMs = 30) {
+  if (!render) return;
+  const options = { delimiters: DELIMITERS, throwOnError: false };
+  let start = performance.now();
+  for (const el of containers) {
+    for (const node of [...el.childNodes]) {
+      if (node.nodeType !== 1 && !(node.nodeType === 3 && MATH.test(node.textContent))) continue;
+      if (performance.now() - start > sliceMs) {
+        await new Promise((r) => setTimeout(r, 0));
+        start = performance.now();
+      }
+      if (node.nodeType === 1) {
+        render(node, options);
+      } else {  // a text node: typeset in a fragment of its own, put back where it stood
+        const next = node.nextSibling;
+        const fragment = node.ownerDocument.createDocumentFragment();
+        fragment.append(node);
+        render(fragment, options);
+        el.insertBefore(fragment, next);
+      }
+    }
+  }
 }
 
 export function typeset() {
   const style = Object.assign(document.createElement("link"), { rel: "stylesheet", href: "static/katex/katex.min.css" });
   const scripts = ["static/katex/katex.min.js", "static/katex/contrib/auto-render.min.js"].map((src) =>
     load(Object.assign(document.createElement("script"), { src, async: false }), src));  // run in this order
-  return Promise.all([load(style, "static/katex/katex.min.css"), ...scripts]).then(renderMath)
+  return Promise.all([load(style, "static/katex/katex.min.css"), ...scripts])
+    .then(() => renderMath([...document.querySelectorAll(".lab-text, .lab-intro")], window.renderMathInElement))
     .catch((err) => console.warn("formulas:", err));
 }

@@ -57,12 +57,12 @@ test("KaTeX's two scripts (in order) and its style sheet load, then the lesson's
   const appended = [], rendered = [];
   globalThis.document.createElement = (tag) => ({ tag });
   globalThis.document.head = { append: (el) => { appended.push(el); queueMicrotask(() => el.onload()); } };
-  globalThis.document.querySelectorAll = (css) => css.split(", ");
-  globalThis.window = { renderMathInElement: (el, opts) => rendered.push([el, opts.delimiters, opts.throwOnError]) };
+  globalThis.document.querySelectorAll = (css) => css.split(", ").map((name) => ({ childNodes: [{ nodeType: 1, name: `${name} p` }] }));
+  globalThis.window = { renderMathInElement: (el, opts) => rendered.push([el.name, opts.delimiters, opts.throwOnError]) };
   await typeset();
   assert.deepEqual(appended.map((e) => e.href || e.src), ["static/katex/katex.min.js", "static/katex/contrib/auto-render.min.js", "static/katex/katex.min.css"]);
   assert.deepEqual(appended.filter((e) => e.tag === "script").map((e) => e.async), [false, false]);  // run in order
-  assert.deepEqual(rendered, [[".lab-text", DELIMITERS, false], [".lab-intro", DELIMITERS, false]]);
+  assert.deepEqual(rendered, [[".lab-text p", DELIMITERS, false], [".lab-intro p", DELIMITERS, false]]);  // block by block
   delete globalThis.window;
 });
 
