@@ -1,7 +1,10 @@
 """The main thread of every page of the built site, cold in headless Chromium: long tasks while
 Python starts and after a setting changes, with Step pressed throughout.
 
-    .venv/bin/python bench/jank.py [--runs 3] [--pages running-sum,gates] [--site DIR]
+    .venv/bin/python bench/jank.py [--runs 3] [--pages running-sum,gates] [--site DIR] [--why]
+
+--why lists each page's long tasks of the boot window (its first run) with what ran in them:
+the long animation frame each fell in, its longest script's invoker and the layout it forced.
 
 Serves the built site (default dist/site) on a free port (serve.py, in a thread) and loads each
 page cold, as bench/boot.py does: a fresh browser context per load, the HTTP cache disabled,
@@ -91,6 +94,16 @@ MONITOR_JS = r"""
       for (const e of list.getEntries()) m.tasks.push([e.startTime, e.duration]);
     }).observe({ type: "longtask", buffered: true });
   } catch (err) { m.longtask = String(err); }
+  m.frames = [];  // long animation frames: what ran in them (--why)
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        const top = [...e.scripts].sort((x, y) => y.duration - x.duration)[0];
+        m.frames.push([e.startTime, e.duration, top ? `${top.invoker} ${top.sourceFunctionName || ""}`.trim() : "rendering",
+          top ? top.duration : 0, e.scripts.reduce((n, x) => n + x.forcedStyleAndLayoutDuration, 0)]);
+      }
+    }).observe({ type: "long-animation-frame", buffered: true });
+  } catch (err) { /* an older browser: --why says so */ }
 
   const runId = (p) => {
     const f = p && p.frames;
@@ -165,7 +178,7 @@ START_JS = """() => { const m = window.__jank; const b = m && m.get.step(); if (
 LIVE_JS = "() => { const g = window.__jank.get; return g.live() || !!g.failed(); }"
 COLLECT_JS = """() => { const m = window.__jank, g = m.get, t = g.timings() || {};
   return {failed: g.failed() ? String(g.failed()) : null, timings: {firstPlot: t.firstPlot, live: t.live},
-    tasks: m.tasks, gaps: m.gaps, missed: m.missed, boxes: m.boxes, steps: m.steps, presses: m.presses, longtask: m.longtask,
+    tasks: m.tasks, frames: m.frames, gaps: m.gaps, missed: m.missed, boxes: m.boxes, steps: m.steps, presses: m.presses, longtask: m.longtask,
     changeAt: m.changeAt, runSeen: m.runSeen, runPainted: m.runPainted, now: performance.now()}; }"""
 QUIET_JS = """([quiet, limit]) => new Promise((resolve) => {
   const m = window.__jank, start = performance.now();
@@ -500,6 +513,9 @@ def main() -> None:
     parser.add_argument("--reduced-motion", action="store_true",
                         help="tell the pages to reduce motion: steps jump instead of easing")
     parser.add_argument("--json", type=Path, default=None, help="also write every load's raw record here")
+    parser.add_argument("--why", action="store_true",
+                        help="also list each page's long tasks from the first plot until live (first run), "
+                             "with what ran in them (the long animation frame's longest script)")
     args = parser.parse_args()
     if args.runs < 1:
         sys.exit(f"error: --runs must be at least 1, not {args.runs}")
@@ -522,6 +538,29 @@ def main() -> None:
     if args.json:
         args.json.write_text(json.dumps(results))
     report(results, args.runs)
+    if args.why:
+        why(results)
+
+
+def why(results: dict) -> None:
+    """Each page's long tasks from the first plot until live (its first run that went live),
+    each with the long animation frame it fell in: the script that ran longest there (its
+    invoker: a timer, a message, a frame callback, a script's load), and the style and layout
+    it forced."""
+    print("\nLong tasks from the first plot until live (first run): ms at, ms long: what ran longest in its frame")
+    for slug, rs in results.items():
+        r = next((r for r in rs if not r.get("error") and (r.get("timings") or {}).get("live")), None)
+        if r is None:
+            continue
+        start, end = r["timings"]["firstPlot"], r["timings"]["live"]
+        frames = r.get("frames") or []
+        print(f"  {slug}:" + ("" if frames else " (no long-animation-frame entries in this browser)"))
+        for at, took in r["tasks"]:
+            if not start <= at + took <= end + 1:
+                continue
+            f = next((f for f in frames if f[0] - 1 <= at <= f[0] + f[1]), None)
+            what = f"{f[2]} ({f[3]:.0f} ms; forced layout {f[4]:.0f} ms)" if f else "?"
+            print(f"    {at:7.0f} {took:5.0f}  {what}")
 
 
 if __name__ == "__main__":

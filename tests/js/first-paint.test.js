@@ -54,3 +54,23 @@ test("a page with no main view is rendered whole", () => {
   assert.deepEqual(setAside(fakeDoc([top, a, b]), { view: "", present: false }), []);
   assert.deepEqual(top.children, [a, b]);
 });
+
+test("a part set aside with several figures in it joins a child at a time; one with a figure or none joins whole", () => {
+  const figure = () => model({ renderers: [], toolbar: {} });
+  const [f1, f2, f3, f4] = [figure(), figure(), figure(), figure()];
+  const row = model({ children: [f2, f3] });
+  const views = model({ children: [f1, row] });  // three figures: split
+  const one = model({ children: [model({}), f4] });  // one figure: whole
+  const exercise = model({ children: [model({}), model({})] });  // none: whole
+  const controls = model({ css_classes: [R.controls] });
+  const first = model({ css_classes: [R.main_view] });
+  const top = model({ children: [controls, first, views, one, exercise] });
+  const aside = setAside(fakeDoc([top, controls, first, views, one, exercise]), { view: "", present: false });
+  assert.deepEqual(top.children, [controls, first]);
+  assert.deepEqual(views.children, [f1]);  // joins with its first child, the rest after it
+  assert.deepEqual(row.children, [f2]);
+  assert.equal(one.children.length, 2);
+  assert.equal(exercise.children.length, 2);
+  // in join order: the page's parts, then the split part's children, then the row's
+  assert.deepEqual(aside.map(([parent, all, kept]) => [parent, all.length, kept.size]), [[top, 5, 2], [views, 2, 1], [row, 2, 1]]);
+});
