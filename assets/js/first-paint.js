@@ -69,8 +69,8 @@ const mainViews = (m) => (isMain(m) ? 1 : kids(m).reduce((n, k) => n + mainViews
 export function setAside(jsdoc, { view = state.view, present = presenting() } = {}) {
   const roots = typeof jsdoc.roots === "function" ? jsdoc.roots() : jsdoc.roots;
   const aside = [];
-  const cut = (m, kept) => {  // only a layout with a list of children is cut
-    if (kept.length < m.children.length) { aside.push([m, m.children, new Set(kept)]); m.children = kept; }
+  const cut = (m, kept, split = false) => {  // only a layout with a list of children is cut
+    if (kept.length < m.children.length) { aside.push([m, m.children, new Set(kept), split]); m.children = kept; }
   };
   state.mainAside = false;
   if (view) {
@@ -109,7 +109,7 @@ const figuresIn = (m) => (isFigure(m) ? 1 : kids(m).reduce((n, k) => n + figures
 function splitPart(m, cut) {
   if (figuresIn(m) < 2) return;
   const children = Array.isArray(m.children) ? m.children : null;
-  if (children && children.length > 1) cut(m, children.slice(0, 1));  // it joins with its first
+  if (children && children.length > 1) cut(m, children.slice(0, 1), true);  // it joins with its first
   (children || kids(m)).forEach((k) => splitPart(k, cut));
 }
 
@@ -125,12 +125,14 @@ async function joinRest(jsdoc, rest) {
   const layoutOnce = deferLayout(jsdoc);
   const loud = [];  // parts on screen before a join: their after_render is not run again
   try {
-    for (const [parent, children, kept] of rest) {
+    for (const [parent, children, kept, split] of rest) {
       const shown = new Set(kept);
       for (const kid of children) {
         if (shown.has(kid)) continue;
         await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));  // after a paint
-        loud.push(quietAfterRender(children.filter((k) => shown.has(k)).map(viewOf)));
+        // (not inside a part split to join a child at a time: a figure joined there first
+        // and quieted was laid out again by the steps that followed, hybrid's bars)
+        if (!split) loud.push(quietAfterRender(children.filter((k) => shown.has(k)).map(viewOf)));
         shown.add(kid);
         const wasApplying = player.applying;
         player.applying = true;

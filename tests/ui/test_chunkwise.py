@@ -188,3 +188,14 @@ def test_your_turn_travels_in_the_link(page):
     assert page.run is run and "ex=7" in to_query(page).split("&")
     fresh = ChunkwisePage()
     assert apply_query(fresh, "ex=7") == [] and fresh.exercise_box.exercise.seed == 7
+
+
+def test_chunk_names_fit_their_chunks(page):
+    """"chunk c" over a chunk of four tokens or more, the number alone over a shorter one (the
+    last chunk of one token at T = 17 had "chunk 5" running off the figure's edge)."""
+    page.param.update(tokens=17, chunk_size=4)
+    names = page.strip.names.data
+    assert list(names["text"]) == ["chunk 1", "chunk 2", "chunk 3", "chunk 4", "5"]
+    np.testing.assert_array_equal(names["x"], [2.5, 6.5, 10.5, 14.5, 17])  # each chunk's middle
+    page.chunk_size = 3  # chunks of three: numbers only, as before
+    assert list(page.strip.names.data["text"]) == [str(c) for c in range(1, 7)]

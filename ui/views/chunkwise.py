@@ -67,9 +67,12 @@ class ChunkStrip(View):
         self.source.data = {"x": np.arange(1, T + 1), "chunk": chunk,
                             "color": [LINES[(c - 1) % len(LINES)] for c in chunk],
                             "label": [str(t) if T <= LABELLED_TOKENS else "" for t in range(1, T + 1)]}
-        n, C = len(starts) - 1, run.data["C"]
+        n = len(starts) - 1
         centres = (starts[:-1] + starts[1:] + 1) / 2  # (n,) middle of each chunk, in token units
-        names = [f"chunk {c}" if C >= 4 else str(c) for c in range(1, n + 1)] if n <= 24 else []
+        # "chunk c" over a chunk of four tokens or more, its number alone over a shorter one (the
+        # last chunk of T = 17 at C = 4 holds one token: "chunk 5" ran off the figure's edge)
+        sizes = np.diff(starts)
+        names = [f"chunk {c}" if sizes[c - 1] >= 4 else str(c) for c in range(1, n + 1)] if n <= 24 else []
         self.names.data = {"x": centres[: len(names)], "text": names}
         self.fig.x_range.update(start=0.5, end=T + 0.5)
         self.ticker.ticks = list(range(1, T + 1, max(1, int(np.ceil(T / 16)))))
