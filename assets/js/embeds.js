@@ -15,13 +15,25 @@ let lastHeight = 0;
 let settled = false;  // the page is whole (settleHeight)
 let watching = false;  // a height is being watched until it holds
 
+// Style sheets still loading, in the page or in any shadow root: Panel's widgets link theirs
+// into their own, and a widget is a few pixels taller or shorter until its sheet applies (an
+// embed of hybrid had reported 3276 px, then 3283 px). A sheet that never loads has no `sheet`
+// either: the wait for them is bounded (SHEET_WAIT_FRAMES).
+export function sheetsPending(root) {
+  for (const link of root.querySelectorAll('link[rel="stylesheet"]')) if (!link.sheet) return true;
+  for (const el of root.querySelectorAll("*")) if (el.shadowRoot && sheetsPending(el.shadowRoot)) return true;
+  return false;
+}
+const SHEET_WAIT_FRAMES = 120;  // pairs of frames: about 4 s at 60 frames a second
+
 export function postHeight() {
   if (!inFrame() || !settled || watching) return;
   watching = true;
   let seen = heightNow();
+  let waits = 0;
   const check = () => requestAnimationFrame(() => requestAnimationFrame(() => {
     const h = heightNow();
-    if (h !== seen) { seen = h; check(); return; }
+    if (h !== seen || (sheetsPending(document) && ++waits < SHEET_WAIT_FRAMES)) { seen = h; check(); return; }
     watching = false;
     if (h && h !== lastHeight) {
       lastHeight = h;

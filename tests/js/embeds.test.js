@@ -1,9 +1,10 @@
 // assets/js/embeds.js and print.js: the host page's snippet resizes the frame that spoke and no
 // other; the links out of an embed and into a print drop the view's own keys.
+// A height waits for the style sheets still loading (a widget changes size when its own applies).
 import test from "node:test";
 import assert from "node:assert/strict";
 import vm from "node:vm";
-import { fullPageLink, HOST_SNIPPET } from "../../assets/js/embeds.js";
+import { fullPageLink, HOST_SNIPPET, sheetsPending } from "../../assets/js/embeds.js";
 import { printRef } from "../../assets/js/print.js";
 import { player } from "../../assets/js/player.js";
 
@@ -27,4 +28,16 @@ test("a print says t and the link that reopens this view (no embed, presenter or
   player.t = 3; player.tMax = 12;
   assert.equal(printRef("https://lab.example/gates.html?d=4&present=1&view=state&t=3"),
     "t = 3 of 12 · reopen this view: https://lab.example/gates.html?d=4&t=3");
+});
+
+test("a style sheet still loading anywhere, in the page or a shadow root, holds the height back", () => {
+  // a fake tree: querySelectorAll answers the two selectors sheetsPending asks
+  const root = (links, elements = []) => ({ querySelectorAll: (css) => (css.startsWith("link") ? links : elements) });
+  const loaded = { sheet: {} }, loading = { sheet: null };
+  assert.equal(sheetsPending(root([loaded])), false);
+  assert.equal(sheetsPending(root([loaded, loading])), true);
+  const widget = { shadowRoot: root([loading]) };  // a Panel widget's own sheet, inside its shadow root
+  assert.equal(sheetsPending(root([loaded], [{}, widget])), true);
+  const deeper = { shadowRoot: root([], [{ shadowRoot: root([loaded]) }]) };
+  assert.equal(sheetsPending(root([], [deeper])), false);
 });
