@@ -86,9 +86,13 @@ class Link:
         self.flags: dict[str, Any] = {}  # prepare / refresh / seek, for the page's player
 
     # ---- out: this document's changes -------------------------------------------------------
-    def send(self, events: list) -> None:
+    def patch(self, events: list) -> dict:
+        """``events`` as one patch of this document: {"patch", "buffers"}."""
         patch, buffers = pnp.patch_of(self.pydoc, events)
-        self.post("patch", patch=patch, buffers=buffers, **self.flags)
+        return {"patch": patch, "buffers": buffers}
+
+    def send(self, events: list) -> None:
+        self.post("patch", **self.patch(events), **self.flags)
         self.flags = {}
 
     def sync(self, event) -> None:
@@ -124,8 +128,7 @@ class Link:
         finally:
             events, self.queue = self.queue, None
             if events:
-                patch, buffers = pnp.patch_of(self.pydoc, events)
-                kept.append({"patch": patch, "buffers": buffers})
+                kept.append(self.patch(events))
 
     # ---- in: the page's changes -------------------------------------------------------------
     def receive(self, patch) -> None:

@@ -57,9 +57,9 @@ export async function showPrerendered() {
 // The first render builds the views of the top of the page only: the settings and the first
 // main view (the main_view role, ui/contract.py), and what comes before them. The parts after it
 // (further main views and figures, the exercise) are set aside and join just after the first
-// paint, in page order, one part a frame (a part with several figures, a child at a time). Building every view first had cost running-sum's
-// first plot about a fifth (0.96 -> 0.80 s, measured; the whole page is built as soon as
-// before, 1.39 -> 1.41 s). The presenter view shows every main view at once, fitted to the
+// paint, in page order, one part a frame (a part with several figures, a child at a time).
+// Building every view first had cost running-sum's first plot about a fifth (0.96 -> 0.80 s,
+// measured; the whole page is built as soon as before, 1.39 -> 1.41 s). The presenter view shows every main view at once, fitted to the
 // screen: there only what follows the last main view is set aside. A named view (?view=, a
 // course's embed) is rendered alone: every part that does not hold it joins later, hidden
 // (running-sum's "state": 0.99 -> 0.86 s). Returns what was set aside:
