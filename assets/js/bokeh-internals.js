@@ -112,6 +112,61 @@ export function quietAfterRender(views) {
   return () => { for (const v of quiet) delete v.r_after_render; };
 }
 
+// [3.9.2] GlyphRendererView's set_data, set_visuals and map_data (Bokeh.Models.GlyphRenderer's
+// default_view). BokehJS keeps five glyph views beside a renderer's glyph (decimated, selection,
+// nonselection, muted, hover if given) and brings all of them up to date on every change of
+// data, and maps all of them on every paint, though a renderer with nothing selected, not
+// muted, with no hover glyph and no interaction under way paints its glyph alone. Leaned: once
+// set up in full, such a renderer keeps only its glyph up to date; the others are brought up to
+// date by BokehJS's own methods before a paint that could show them (that paint waits for
+// them). Gains: a step's main-thread JavaScript on running-sum 15.7 -> 9.0 ms, profiled with every
+// figure in view. Fallback: without those methods, nothing is changed (every glyph view is kept
+// up to date, as before).
+export function leanRenderers() {
+  const b = bokeh(), model = b && b.Models && b.Models.GlyphRenderer;
+  const proto = model && model.prototype.default_view && model.prototype.default_view.prototype;
+  if (!proto || proto.labLean || !["set_data", "set_visuals", "map_data", "_paint"]
+    .every((name) => typeof proto[name] === "function")) return false;
+  const full = { setData: proto.set_data, setVisuals: proto.set_visuals, mapData: proto.map_data,
+    paint: proto._paint };
+  const lean = (view) => view.labSetUp && view.hover_glyph == null && !view.model.muted
+    && view.model.data_source.selected.is_empty()
+    && !(view.model.document && view.model.document.interactive_duration() > 0);
+  Object.assign(proto, {
+    labLean: true,
+    async set_data(indices) {
+      if (!lean(this)) { this.labStale = false; await full.setData.call(this, indices); this.labSetUp = true; return; }
+      const source = this.model.data_source;
+      this.all_indices = this.model.view.indices;
+      await this.glyph.set_data(source, this.all_indices, indices);
+      this.labStale = true;
+      await this.set_visuals();
+      this._update_masked_indices();
+      this.plot_view.invalidate_dataranges = true;
+    },
+    async set_visuals() {
+      if (!lean(this)) return full.setVisuals.call(this);
+      this.labStale = true;
+      this.glyph.set_visuals(this.model.data_source, this.all_indices);
+      this.glyph.after_visuals();
+      await this.glyph.after_lazy_visuals();
+    },
+    map_data() {
+      if (lean(this)) this.glyph.map_data();
+      else full.mapData.call(this);
+    },
+    _paint(ctx) {
+      if (this.labStale && !lean(this)) {  // a selection, mute or interaction: the others first
+        this.labStale = false;
+        this.labCatchingUp = full.setData.call(this)
+          .finally(() => { this.labCatchingUp = null; this.request_paint(); });
+      }
+      if (!this.labCatchingUp) full.paint.call(this, ctx);
+    },
+  });
+  return true;
+}
+
 // [3.9.2] A Div's text straight into its view's element (view.markup_el), the model told silently
 // (setv(..., {silent: true})), changing only the nodes that differ (morph.js; the same text
 // again changes nothing). Gains: a readout's new text without BokehJS re-rendering the Div

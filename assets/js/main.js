@@ -10,7 +10,7 @@
 //   restyle, viewNames, viewOf, partsOf            csv(), query(), apply(q), run(code)
 //            the player's helpers (restyle.js, arrange.js)
 import { kids, viewNames } from "./arrange.js";
-import { viewOf } from "./bokeh-internals.js";
+import { leanRenderers, viewOf } from "./bokeh-internals.js";
 import { watchPrinting } from "./culling.js";
 import { settleHeight, watchEmbed } from "./embeds.js";
 import { showPrerendered } from "./first-paint.js";
@@ -33,6 +33,7 @@ import { watchTransport } from "./transport.js";
 timings.start = performance.now();
 window.lab = { timings, state: readOnly(state), player, restyle, viewNames, viewOf, partsOf: kids,
   py: { csv, query, apply: applySettings, run } };
+leanRenderers();  // before any figure is drawn
 fontsLoaded();  // the UI font's wait starts now
 watchNotices();
 readLink();

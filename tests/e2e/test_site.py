@@ -215,6 +215,46 @@ def test_figures_out_of_view_hold_their_repaints_and_repaint_when_seen(context, 
     assert visit.problems() == []
 
 
+# Per glyph renderer of the live page's figures: whether it keeps only its glyph up to date
+# (bokeh-internals.js leanRenderers), and whether its other glyph views are behind.
+RENDERERS_JS = """(select) => {
+  const out = [];
+  for (const root of Bokeh.index) {
+    if (!document.getElementById('lab-app').contains(root.el)) continue;
+    for (const m of root.model.document.all_models) {
+      if (m.type !== 'GlyphRenderer') continue;
+      const v = root.owner.find_one(m);
+      if (!v) continue;
+      if (select && v.labStale) { m.data_source.selected.indices = [0]; select = false; }
+      out.push({lean: Boolean(v.labLean), stale: Boolean(v.labStale), source: m.data_source.id,
+        selected: !m.data_source.selected.is_empty()});
+    }
+  }
+  return out;
+}"""
+
+
+def test_a_step_updates_only_the_glyphs_painted_and_a_selection_catches_up(context, server):
+    """The shipped BokehJS has the renderer methods leanRenderers replaces: after steps, the
+    renderers hold their selection and muted glyphs behind; a selection brings them up to date
+    before it is painted, with no error."""
+    visit = open_page(context, f"{server.url}running-sum.html")
+    page = visit.page
+    for _ in range(3):
+        page.get_by_role("button", name="Step", exact=True).click()
+    painted(page)
+    renderers = page.evaluate(RENDERERS_JS, False)
+    assert renderers and all(r["lean"] for r in renderers)
+    assert any(r["stale"] for r in renderers)
+    page.evaluate(RENDERERS_JS, True)
+    painted(page)
+    after = page.evaluate(RENDERERS_JS, False)
+    selected = [r for r in after if r["selected"]]
+    assert selected and not any(r["stale"] for r in selected)  # caught up, painted
+    assert any(r["stale"] for r in after if not r["selected"])  # the rest still lean
+    assert visit.problems() == []
+
+
 def _run_changed(page, before: dict) -> None:
     """Wait until Python has sent a new run (t_max or the link's settings moved) and the
     browser has painted it."""

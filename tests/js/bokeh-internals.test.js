@@ -1,9 +1,10 @@
 // assets/js/bokeh-internals.js against stand-ins for BokehJS 3.9's root views: layout put off and
 // done once, views found (and remembered while on the page), a Div's text set silently, the
-// document decoded and rendered in two steps, and each internal's fallback when it is missing.
+// document decoded and rendered in two steps, a renderer keeping only the glyph it paints up to
+// date, and each internal's fallback when it is missing.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { decodeDocument, deferLayout, hold, releaseNow, setMarkup, viewOf } from "../../assets/js/bokeh-internals.js";
+import { decodeDocument, deferLayout, hold, leanRenderers, releaseNow, setMarkup, viewOf } from "../../assets/js/bokeh-internals.js";
 import { nodeDocument } from "./fixture.js";
 
 function rootView(doc, views = new Map()) {
@@ -111,4 +112,89 @@ test("the document is decoded, then rendered when asked; without BokehJS's Docum
   const fallback = await decodeDocument({ doc: "json" }, "target");
   assert.deepEqual(fallback, { doc: "the doc", render: null });
   delete globalThis.window;
+});
+
+// A stand-in for BokehJS 3.9's GlyphRendererView: a glyph view and the four it keeps beside it,
+// each recording what was asked of it; _paint records which glyph it would draw.
+function glyphRendererClass() {
+  const glyph = (name, log) => ({
+    async set_data() { log.push(`data ${name}`); }, set_visuals() { log.push(`visuals ${name}`); },
+    after_visuals() {}, async after_lazy_visuals() {}, map_data() { log.push(`map ${name}`); },
+  });
+  class View {
+    constructor() {
+      this.log = [];
+      for (const name of ["glyph", "decimated_glyph", "selection_glyph", "nonselection_glyph", "muted_glyph"]) this[name] = glyph(name, this.log);
+      this.hover_glyph = null;
+      this.selected = [];
+      this.model = { muted: false, view: { indices: [0, 1] }, document: { interactive_duration: () => -1 },
+        data_source: { selected: { is_empty: () => this.selected.length === 0 } } };
+      this.plot_view = {};
+      this.paints = [];
+    }
+    async set_data(indices) {  // BokehJS's: every glyph view, then the visuals
+      for (const g of [this.glyph, this.decimated_glyph, this.selection_glyph, this.nonselection_glyph, this.muted_glyph]) await g.set_data(null, null, indices);
+      await this.set_visuals();
+    }
+    async set_visuals() {
+      for (const g of [this.glyph, this.decimated_glyph, this.selection_glyph, this.nonselection_glyph, this.muted_glyph]) g.set_visuals();
+    }
+    map_data() { for (const g of [this.glyph, this.decimated_glyph, this.selection_glyph, this.nonselection_glyph, this.muted_glyph]) g.map_data(); }
+    _update_masked_indices() {}
+    _paint() { this.map_data(); this.paints.push(this.selected.length ? "selection" : "glyph"); }
+    request_paint() { this._paint(); }
+  }
+  return View;
+}
+const flush = () => new Promise((r) => setTimeout(r, 0));
+
+test("a renderer set up in full then keeps only the glyph it paints up to date", async () => {
+  const View = glyphRendererClass();
+  globalThis.window = { Bokeh: { Models: { GlyphRenderer: { prototype: { default_view: View } } } } };
+  assert.equal(leanRenderers(), true);
+  assert.equal(leanRenderers(), false);  // once
+  const v = new View();
+  await v.set_data();  // BokehJS's lazy_initialize: every glyph view set up
+  assert.equal(v.log.filter((l) => l.startsWith("data")).length, 5);
+  v.log.length = 0;
+  await v.set_data();  // a step's new data
+  v._paint();
+  assert.deepEqual(v.log, ["data glyph", "visuals glyph", "map glyph"]);
+  assert.deepEqual(v.paints, ["glyph"]);
+  delete globalThis.window;
+});
+
+test("a selection brings the other glyphs up to date before they are painted; muted, hovered or interacting renderers stay in full", async () => {
+  const View = glyphRendererClass();
+  globalThis.window = { Bokeh: { Models: { GlyphRenderer: { prototype: { default_view: View } } } } };
+  leanRenderers();
+  const v = new View();
+  await v.set_data();
+  await v.set_data();  // stale: only the glyph has this data
+  v.log.length = 0;
+  v.selected = [1];
+  v._paint();  // the frame that would show the selection glyph waits for it
+  assert.deepEqual(v.paints, []);
+  await flush();
+  assert.equal(v.log.filter((l) => l.startsWith("data")).length, 5);
+  assert.deepEqual(v.paints, ["selection"]);
+  for (const make of [(w) => { w.model.muted = true; }, (w) => { w.hover_glyph = w.glyph; },
+    (w) => { w.model.document.interactive_duration = () => 10; }]) {
+    const w = new View();
+    await w.set_data();
+    make(w);
+    w.log.length = 0;
+    await w.set_data();
+    assert.equal(w.log.filter((l) => l.startsWith("data")).length, 5);
+  }
+  delete globalThis.window;
+});
+
+test("without GlyphRenderer's view methods nothing is changed", () => {
+  globalThis.window = { Bokeh: { Models: { GlyphRenderer: { prototype: { default_view: class { set_data() {} } } } } } };
+  assert.equal(leanRenderers(), false);
+  globalThis.window = { Bokeh: {} };
+  assert.equal(leanRenderers(), false);
+  delete globalThis.window;
+  assert.equal(leanRenderers(), false);
 });
