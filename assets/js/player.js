@@ -54,7 +54,7 @@ export function clamp(t, tMax) {
 // A figure's text alternative on its element (once the document is on screen).
 export function describe(model, text) {
   const view = viewOf(model);
-  if (view && view.el) {
+  if (view && view.el && view.el.getAttribute("aria-label") !== String(text)) {  // unchanged: untouched
     view.el.setAttribute("role", "img");
     view.el.setAttribute("aria-label", String(text));
   }

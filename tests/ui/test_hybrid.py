@@ -110,8 +110,10 @@ def test_stepping_sweeps_the_context_jamba_4_gib_at_256k(page):
     assert page.bars["a"].source.data["state"][0] == 622592  # (8192·16 + 8192·3)·4 bytes
     assert page.bars["a"].fig.title.text == "A: bytes per layer at 256K"
     assert page.bars["a"].fig.y_range.end == pytest.approx(GiB * 1.05)
-    assert page.strips["a"].source.data["stores"][4] == "1 GiB of KV cache"
-    assert page.strips["a"].source.data["stores"][0] == "608 KiB of fixed state"
+    strip = page.strips["a"]  # its hover reads the column of the context shown
+    stores = strip.source.data[dict(strip.hover.tooltips)["at this context"].removeprefix("@")]
+    assert stores[4] == "1 GiB of KV cache"
+    assert stores[0] == "608 KiB of fixed state"
     text = shown(page)
     assert "262,144 tokens" in text and "256K" in text
     assert "0.125×" in text and "32 GiB if all attention" in text
@@ -346,6 +348,19 @@ def test_a_models_name_and_labels_are_escaped_everywhere(page):
     assert f"full attention ({XSS})" in page.strips["a"].source.data["kind_label"]
     rows = list(csv.reader(io.StringIO(page.csv())))
     assert ["'=HYPERLINK(\"x\")"] == [c for r in rows for c in r if "HYPERLINK" in c][:1]
+
+
+def test_a_step_changes_no_data_of_the_layer_strips(page):
+    """A strip looks the same at every context: a step points its hover at the context's
+    column and leaves its data alone (new data would make BokehJS repaint the strip)."""
+    strip = page.strips["a"]
+    before = {k: list(v) for k, v in strip.source.data.items()}
+    page.show(2)
+    assert dict(strip.hover.tooltips)["at this context"] == "@stores_2"
+    page.show(9)
+    assert dict(strip.hover.tooltips)["at this context"] == "@stores_9"
+    assert {k: list(v) for k, v in strip.source.data.items()} == before
+    assert strip.source.data["stores_9"][4] != strip.source.data["stores_2"][4]  # KV grows
 
 
 def test_hover_tooltips_show_fields_as_text(page):
