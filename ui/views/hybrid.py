@@ -121,14 +121,14 @@ class LayerStrip(View):
 
     def __init__(self, slot: str):
         self.slot = slot
-        # What each layer stores at every context, one column per context (stores_0, …); a
-        # step points the hover at the current one (its tooltips are the frame), so a step
-        # changes no data of the strip and BokehJS does not repaint it (strip A: 8-10 ms a
-        # step, measured). The cells drawn, and the legend, read a source of their own:
-        # BokehJS rebuilds a legend's entries (DOM, one canvas each) whenever the data of a
-        # renderer it names changes.
         self.source = ColumnDataSource({k: [] for k in ("layer", "row", "kind", "kind_label",
-                                                        "colour", *STORES)})
+                                                        "colour", "stores")})
+        # The cells drawn, and the legend, read a source of their own that a step leaves
+        # alone: BokehJS rebuilds a legend's entries (DOM, one canvas each) whenever the data
+        # of a renderer it names changes, which cost about 3 ms a step, measured. The hover
+        # reads the step's "stores" from ``source`` through an invisible copy of the cells,
+        # drawn on the overlay level: new data repaints the figure's overlay canvas alone,
+        # not its cells, axis and legend (strip A's repaint: 8-10 ms a step, measured).
         self.cell_source = ColumnDataSource({k: [] for k in ("layer", "row", "colour")})
         self.fig = make_figure("", height=150, sizing_mode="stretch_width", min_width=300,
                                max_width=980, x_range=Range1d(-0.5, 31.5),
@@ -137,16 +137,16 @@ class LayerStrip(View):
         self.cells = self.fig.rect("layer", "row", 0.9, 0.85, source=self.cell_source,
                                    fill_color="colour", line_color=None)
         hits = self.fig.rect("layer", "row", 0.9, 0.85, source=self.source, fill_alpha=0.0,
-                             line_color=None)
+                             line_color=None, level="overlay")
         self.legend = Legend(orientation="horizontal", location="center", margin=2, padding=4,
                              spacing=8, label_standoff=4, glyph_width=14, glyph_height=14)
         self.fig.add_layout(self.legend, "below")
-        self.hover = HoverTool(renderers=[hits], tooltips=strip_tooltips(0))
-        self.fig.add_tools(self.hover)
+        self.fig.add_tools(HoverTool(renderers=[hits], tooltips=[
+            ("layer", "@layer"), ("kind", "@kind_label"), ("at this context", "@stores")]))
         self.fig.xaxis.axis_label = "layer ℓ (0-indexed)"
         self.fig.xaxis.ticker.min_interval = 1  # whole layers, also for a model of two
         self.fig.yaxis.visible = self.fig.ygrid.visible = self.fig.xgrid.visible = False
-        self.bindings = [(self.hover, "tooltips", "tooltips"), (self.fig, "@alt", "alt")]
+        self.bindings = [(self.source, "data.stores", "stores"), (self.fig, "@alt", "alt")]
 
     def setup(self, run) -> None:
         model = run.data["models"][self.slot]
@@ -166,9 +166,8 @@ class LayerStrip(View):
             labels.append(KIND_LABELS[kind] if mixer.label in (KIND_LABELS[kind], mixer.kind)
                           else f"{KIND_LABELS[kind]} ({plain(mixer.label, 40)})")
         colours = [KIND_COLOURS[k] for k in kinds]
-        stores = run.data[f"stores_{self.slot}"]
         self.source.data = {"layer": layer, "row": row, "kind": kinds, "kind_label": labels,
-                            "colour": colours, **dict(zip(STORES, stores, strict=True))}
+                            "colour": colours, "stores": run.data[f"stores_{self.slot}"][0]}
         self.cell_source.data = {"layer": layer, "row": row, "colour": colours}
         rows = max(in_layer.values(), default=1)
         self.fig.x_range.update(start=-0.5, end=model.n_layers - 0.5)
@@ -182,21 +181,13 @@ class LayerStrip(View):
         self.kinds = ", ".join(f"{kinds.count(k)} {KIND_LABELS[k]}" for k in present)
 
     def frames(self, run) -> dict:
-        tooltips = [strip_tooltips(i) for i in range(len(CONTEXTS))]
+        stores = run.data[f"stores_{self.slot}"]
         if run.data["models"][self.slot] is None:
-            return {"tooltips": tooltips, "alt": [""] * len(CONTEXTS)}
+            return {"stores": stores, "alt": [""] * len(stores)}
         alt = [f"Layer strip, {self.fig.title.text}: {self.kinds}. At {context_label(c)} "
                f"tokens the layers hold {fmt_bytes(total)} in all."
                for c, total in zip(CONTEXTS, run.data[f"totals_{self.slot}"])]
-        return {"tooltips": tooltips, "alt": alt}
-
-
-STORES = tuple(f"stores_{i}" for i in range(len(CONTEXTS)))  # a layer strip's columns
-
-
-def strip_tooltips(i: int) -> list[tuple[str, str]]:
-    """A layer strip's hover at context i: the layer, its kind, what it stores there."""
-    return [("layer", "@layer"), ("kind", "@kind_label"), ("at this context", f"@{STORES[i]}")]
+        return {"stores": stores, "alt": alt}
 
 
 class LayerBars(View):
