@@ -140,6 +140,8 @@ def open_page(browser, url: str):
     page.wait_for_function("window.lab?.state.live === true || window.lab?.state.failed", timeout=LIVE_TIMEOUT_MS)
     if page.evaluate("Boolean(window.lab.state.failed)"):
         raise RuntimeError(f"{url} failed to start")
+    # the parts set aside at first paint join once the page is live (assets/js/later.js)
+    page.wait_for_function("Boolean(window.lab.timings.joined)", timeout=LIVE_TIMEOUT_MS)
     page.wait_for_timeout(1000)  # let the first paint and start-up notices settle
     return page
 

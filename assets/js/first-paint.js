@@ -3,9 +3,10 @@
 // t before BokehJS builds a view of it: each change made after rendering cost another layout
 // and paint of the figures.
 import { allModels, decodeDocument, deferLayout, hold, isFigure, quietAfterRender, viewOf } from "./bokeh-internals.js";
-import { $, hasClass, hasRole, presenting, twoFrames, viewClass } from "./config.js";
+import { $, embedded, hasClass, hasRole, presenting, twoFrames, viewClass } from "./config.js";
 import { watchFigures, nearView, holdUnseen } from "./culling.js";
 import { fontsLoaded } from "./fonts.js";
+import { whenToJoin } from "./later.js";
 import { hideUnapplied, linkAsksT, seekFromLink } from "./link.js";
 import { kids, viewNames } from "./arrange.js";
 import { player } from "./player.js";
@@ -51,13 +52,16 @@ export async function showPrerendered() {
   watchFigures(jsdoc);
   // The plots are on screen once the frame after them has been painted.
   requestAnimationFrame(() => requestAnimationFrame(() => { timings.firstPlot = performance.now(); }));
-  state.joined = twoFrames().then(() => joinRest(jsdoc, rest));
+  // on the whole page, once it is live (or the reader scrolls to them): later.js
+  const wait = rest.length > 0 && !presenting() && !embedded() && !state.view;
+  state.joined = twoFrames().then(() => whenToJoin({ wait })).then(() => joinRest(jsdoc, rest));
 }
 
 // The first render builds the views of the top of the page only: the settings and the first
 // main view (the main_view role, ui/contract.py), and what comes before them. The parts after it
 // (further main views and figures, the exercise) are set aside and join just after the first
-// paint, in page order, one part a frame (a part with several figures, a child at a time).
+// paint (on the whole page: once it is live, later.js), in page order, one part a frame (a part
+// with several figures, a child at a time).
 // Building every view first had cost running-sum's first plot about a fifth (0.96 -> 0.80 s,
 // measured; the whole page is built as soon as before, 1.39 -> 1.41 s). The presenter view shows every main view at once, fitted to the
 // screen: there only what follows the last main view is set aside. A named view (?view=, a
@@ -121,7 +125,8 @@ function splitPart(m, cut) {
 // longer than the part's own views; measured with their calls counted, bench/jank.py for the
 // tasks). The parts join below the first main view, out of sight, meanwhile.
 async function joinRest(jsdoc, rest) {
-  if (!rest.length) { timings.joined = performance.now(); return; }
+  // nothing to join: none set aside, or Python's page, rendered anew, has replaced this one
+  if (!rest.length || player.doc !== jsdoc) { timings.joined = performance.now(); return; }
   const layoutOnce = deferLayout(jsdoc);
   const loud = [];  // parts on screen before a join: their after_render is not run again
   try {

@@ -57,10 +57,11 @@ const pageScripts = new Promise((resolve) => {
 });
 // Python's worker starts at once (early.js) and downloads while this thread draws the page
 // built ahead of time. Once its plots are on screen the worker hears what the page shows (to
-// adopt it) and starts Python; once the parts set aside have joined, the formulas are typeset.
+// adopt it) and starts Python, and the formulas are typeset; the parts set aside join once the
+// page is live (later.js), and then the page's height is final.
 start();
 pageScripts.then(showPrerendered)
   .catch((err) => console.error("first paint:", err))
-  .then(() => { describePage(); return state.joined; })
+  .then(() => { describePage(); typeset(); return state.joined; })
   .catch((err) => console.error("first paint:", err))
-  .then(() => { settleHeight(); typeset(); });
+  .then(() => { settleHeight(); });

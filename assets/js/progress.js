@@ -1,6 +1,7 @@
 // Start-up progress: the line over the screen's bottom edge (what Python is doing, with bytes
 // and wheels counted as they arrive; it takes no room, so nothing moves when it goes), and the box that says what failed and what still works.
 import { $, pageConfig } from "./config.js";
+import { letJoin } from "./later.js";
 import { state } from "./state.js";
 
 const MB = (n) => (n / 1e6).toFixed(1);
@@ -57,6 +58,7 @@ export function fail(what, todo, detail) {
   again.onclick = () => location.reload();
   box.append(again);
   state.failed = what;
+  letJoin();  // the page built ahead of time stays: whole
 }
 
 // Bytes and finished wheels as they arrive, as the worker counts them (python.js: "progress").

@@ -5,6 +5,7 @@ import { removeViewsIn } from "./bokeh-internals.js";
 import { $ } from "./config.js";
 import { watchFigures } from "./culling.js";
 import { postHeight } from "./embeds.js";
+import { letJoin } from "./later.js";
 import { linkAsksT, seekFromLink, writeUrl } from "./link.js";
 import { registerServiceWorker } from "./offline.js";
 import { player } from "./player.js";
@@ -44,6 +45,7 @@ export function takeover(jsdoc, adopted) {
   watchFigures(jsdoc);
   writeUrl();
   afterRender(jsdoc);
+  letJoin();  // the parts set aside at first paint, if they waited for this
   registerServiceWorker();
 }
 

@@ -215,9 +215,15 @@ def context(browser):
     ctx.close()
 
 
+# A reader going down the page: on the whole page, the parts set aside at first paint wait for
+# the page to go live, or for this (assets/js/later.js).
+READER_SCROLLS_JS = "window.dispatchEvent(new Event('scroll'))"
+
+
 def joined(page) -> None:
     """Every part of the page built ahead of time is joined (the shell's timings say so) and
-    painted."""
+    painted; before the page is live, as when a reader scrolls down to them."""
+    page.evaluate(READER_SCROLLS_JS)
     page.wait_for_function("window.lab?.timings.joined", timeout=20_000)
     painted(page)
 

@@ -11,6 +11,7 @@ import pytest
 
 from tests.e2e.conftest import (
     PAGE_SLUGS,
+    READER_SCROLLS_JS,
     Server,
     assert_accessible,
     hold_python,
@@ -56,7 +57,9 @@ def test_steps_before_python_and_after_it_takes_over(context, server, slug):
     shot(page, f"{slug}-before-python")
     before = snapshot(page)
     assert before, "the page built ahead of time holds no plot data"
-    # its first render is the top of the page; the parts set aside join in the next frames
+    # its first render is the top of the page; the parts set aside join once it is live, or when
+    # the reader goes down the page (assets/js/later.js)
+    page.evaluate(READER_SCROLLS_JS)
     page.wait_for_function("window.lab?.timings.joined", timeout=10_000)
     unbuilt = page.evaluate("""[...lab.player.doc.all_models]
         .filter((m) => 'sizing_mode' in m && (Array.isArray(m.children) || 'renderers' in m))

@@ -82,7 +82,7 @@ READOUT_JS = """() => {
 def test_a_step_changes_a_readout_in_place(context, server):
     """Running-sum's readout (its step's token and agreement) keeps every element across a step
     whose markup has the same shape; only the changed text differs."""
-    visit = open_built(context, f"{server.url}running-sum.html")
+    visit = open_built(context, f"{server.url}running-sum.html", join=True)  # the readout is below
     page = visit.page
     page.emulate_media(reduced_motion="reduce")
     page.evaluate("window.lab.player.reset(); window.lab.player.step()")

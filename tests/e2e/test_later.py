@@ -1,0 +1,50 @@
+"""On the whole page, the parts set aside at first paint (further main views and figures, the
+exercise) wait while Python's worker restores its snapshot, so the two threads do not share the
+two cores (assets/js/later.js): they join once the page is live, or at once when the reader
+goes down the page. In the presenter view, an embed or a named view they join at once."""
+
+from __future__ import annotations
+
+from tests.e2e.conftest import hold_python, open_built, painted, wait_live, wait_ready
+
+UNBUILT_JS = """[...lab.player.doc.all_models]
+    .filter((m) => 'sizing_mode' in m && (Array.isArray(m.children) || 'renderers' in m))
+    .filter((m) => { const v = lab.viewOf(m); return !(v && v.el && v.el.isConnected); })
+    .map((m) => m.type)"""
+
+
+def test_the_rest_of_the_page_waits_until_the_reader_goes_down_to_it(context, server):
+    page = context.new_page()
+    hold_python(page)
+    page.goto(f"{server.url}gates.html")
+    wait_ready(page)
+    painted(page)
+    assert page.evaluate("window.lab.timings.joined") is None
+    assert len(page.evaluate(UNBUILT_JS)) > 3, "nothing was set aside: the test would prove nothing"
+    page.mouse.move(640, 400)
+    page.mouse.wheel(0, 300)  # the reader goes down the page
+    page.wait_for_function("window.lab?.timings.joined", timeout=10_000)
+    painted(page)
+    assert page.evaluate(UNBUILT_JS) == []
+    assert page.evaluate("window.lab.state.live") is False
+
+
+def test_the_rest_of_the_page_joins_once_the_page_is_live(context, server):
+    page = context.new_page()
+    page.goto(f"{server.url}running-sum.html")
+    wait_live(page)
+    page.wait_for_function("window.lab?.timings.joined", timeout=20_000)
+    painted(page)
+    assert page.evaluate(UNBUILT_JS) == []
+    timings = page.evaluate("window.lab.timings")
+    assert timings["joined"] > timings["live"], timings  # no reader scrolled: it waited for live
+    assert page.evaluate("window.scrollY") == 0
+
+
+def test_the_presenter_view_and_an_embed_do_not_wait(context, server):
+    for query in ("present=1", "embed=1"):
+        visit = open_built(context, f"{server.url}running-sum.html?{query}")
+        page = visit.page
+        page.wait_for_function("window.lab?.timings.joined", timeout=20_000)  # no scroll, no Python
+        assert page.evaluate("window.lab.state.live") is False, query
+        page.close()
