@@ -110,7 +110,9 @@ async function start(config) {
     mark("python");
     post(names.progress, { stage: "start", core: counted.core, wheels: counted.wheels, wheelFiles: counted.wheelFiles,
       snapshot: Boolean(config.snapshot), marks });
-    pyodide.registerJsModule("lab_host", { start: pageInfo, post: (message) => self.postMessage(message) });
+    const entered = performance.now();
+    pyodide.registerJsModule("lab_host", { start: pageInfo, post: (message) => self.postMessage(message),
+      since: () => performance.now() - entered });
     await pyodide.runPythonAsync(config.code + "\nimport ui.app\nawait ui.app.READY\n");
     py = pyodide.pyimport("ui.worker");
   } catch (err) {

@@ -125,6 +125,12 @@ def link_document(pydoc, sync) -> None:
     with ``sync(event)`` in place of Panel's per-event ``pysync``."""
     import panel.io.pyodide as pnpy  # noqa: PLC0415
 
+    # The changes held since the document was made (the link's settings, t) are let go before
+    # Panel's link, not into it: its pysync turned each into a JSON patch for a dispatch that
+    # drops it (the browser has them: the page it adopts, or the JSON it renders), 60 ms of
+    # gates' start in CPython, most of its 100-220 ms "link" in the worker (bench/boot.py).
+    # Inside, the document is no longer held: unhold() does nothing.
+    pydoc.unhold()
     pnpy._link_docs_worker(pydoc, lambda *_: None, setter="js")
     panel_sync = [cb for cb in pydoc.callbacks._change_callbacks
                   if getattr(cb, "__name__", "") == "pysync"]

@@ -177,6 +177,16 @@ async def launch(page_class, host) -> None:
 
     from ui.app import ID_BASE, LIVE_TARGET, fresh_ids, replace_html_sanitizer  # noqa: PLC0415
 
+    clock = [time.perf_counter()]
+    took: dict[str, float] = {}  # ms per step of going live (bench/boot.py --breakdown)
+    if hasattr(host, "since"):  # from the entry script's start to here: its imports
+        took["entry"] = round(float(host.since()), 1)
+
+    def lap(name: str) -> None:
+        now = time.perf_counter()
+        took[name] = round((now - clock[0]) * 1000, 1)
+        clock[0] = now
+
     replace_html_sanitizer()
     pnp.remember_defaults()  # the page object and its document in about two thirds of the time
     _reseed()
@@ -199,13 +209,7 @@ async def launch(page_class, host) -> None:
         return page, notices
 
     on_screen = start.get("ids")
-    clock = [time.perf_counter()]
-    took: dict[str, float] = {}  # ms per step of going live (bench/boot.py --breakdown)
-
-    def lap(name: str) -> None:
-        now = time.perf_counter()
-        took[name] = round((now - clock[0]) * 1000, 1)
-        clock[0] = now
+    lap("setup")
 
     premade = PREMADE.pop(page_class.slug, None) if on_screen else None
     PREMADE.clear()  # any other page's (each page's heap holds only its own)
@@ -245,6 +249,7 @@ async def launch(page_class, host) -> None:
     pnp.link_document(pydoc, link.sync)
     page.param.watch(lambda e: post("notice", text=e.new), "notice")
     page.param.watch(lambda *_: post("settings", query=to_query(page)), page.settings())
+    lap("link")
     # The page renders the document (or adopts its own) and takes over. Adopted, the controls
     # on screen are still disabled (as built ahead of time): the patch that enables them comes
     # in the same message, so the page enables them as it takes over, in one task with one
@@ -253,6 +258,7 @@ async def launch(page_class, host) -> None:
     if adopt:
         with link.collect() as ready:
             page.ready_controls()
+    lap("ready")
     post("render", adopted=adopt, doc=doc_json, query=to_query(page), timings=took,
          notice=" ".join([*notices, page.notice]).strip(), ready=ready[0] if ready else None)
 
