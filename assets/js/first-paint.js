@@ -53,8 +53,11 @@ export async function showPrerendered() {
   // The plots are on screen once the frame after them has been painted.
   requestAnimationFrame(() => requestAnimationFrame(() => { timings.firstPlot = performance.now(); }));
   // on the whole page, once it is live (or the reader scrolls to them): later.js
+  // (the lesson text below waits out of sight meanwhile: lab.css)
   const wait = rest.length > 0 && !presenting() && !embedded() && !state.view;
-  state.joined = twoFrames().then(() => whenToJoin({ wait })).then(() => joinRest(jsdoc, rest));
+  if (wait) document.body.classList.add("lab-parts-waiting");
+  state.joined = twoFrames().then(() => whenToJoin({ wait })).then(() => joinRest(jsdoc, rest))
+    .finally(() => document.body.classList.remove("lab-parts-waiting"));
 }
 
 // The first render builds the views of the top of the page only: the settings and the first

@@ -21,11 +21,14 @@ def test_the_rest_of_the_page_waits_until_the_reader_goes_down_to_it(context, se
     painted(page)
     assert page.evaluate("window.lab.timings.joined") is None
     assert len(page.evaluate(UNBUILT_JS)) > 3, "nothing was set aside: the test would prove nothing"
+    # the lesson text below waits out of sight: it does not jump down when the parts join
+    assert not page.locator(".lab-text").is_visible()
     page.mouse.move(640, 400)
     page.mouse.wheel(0, 300)  # the reader goes down the page
     page.wait_for_function("window.lab?.timings.joined", timeout=10_000)
     painted(page)
     assert page.evaluate(UNBUILT_JS) == []
+    assert page.locator(".lab-text").is_visible()
     assert page.evaluate("window.lab.state.live") is False
 
 

@@ -130,7 +130,7 @@ def test_keys_do_one_thing_each(context, server):
 
 
 def test_named_stops_and_hiding_the_lesson_text(context, server):
-    visit = open_built(context, f"{server.url}running-sum.html")
+    visit = open_built(context, f"{server.url}running-sum.html", join=True)  # the lesson text shown
     page = visit.page
     page.locator("body").click(position={"x": 5, "y": 5})
     page.keyboard.press("]")

@@ -50,7 +50,8 @@ def test_steps_before_python_and_after_it_takes_over(context, server, slug):
     page.goto(f"{server.url}{slug}.html")
     wait_ready(page)
     assert page.evaluate("window.lab.state.live") is False
-    page.wait_for_selector(".lab-text .katex", timeout=10_000)  # formulas typeset before Python
+    # formulas typeset before Python (the text shows once the parts above it have joined)
+    page.wait_for_selector(".lab-text .katex", state="attached", timeout=10_000)
     # the status names the runtime's download once the worker reports it (on a busy machine the
     # page may still be building its rest when the formulas are typeset: then it says that first)
     page.wait_for_function("document.getElementById('lab-status').innerText.includes('Python')", timeout=10_000)
