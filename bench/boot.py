@@ -149,7 +149,8 @@ def load_once(browser, url: str, base: str, *, timeout_ms: int) -> dict:
         page.wait_for_function("window.lab?.state.live === true || !!window.lab?.state.failed", timeout=timeout_ms,
                                polling=50)
         # the parts set aside at first paint join once the page is live (assets/js/later.js)
-        page.wait_for_function("!!window.lab.timings.joined || !!window.lab.state.failed", timeout=timeout_ms, polling=50)
+        page.wait_for_function("!window.lab.timings.firstPlot || !!window.lab.timings.joined || !!window.lab.state.failed",
+                               timeout=timeout_ms, polling=50)  # (the floor has no page)
         result = page.evaluate("""() => ({
             failed: window.lab.state.failed || null,
             timings: window.lab.timings,

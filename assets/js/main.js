@@ -10,6 +10,7 @@
 //   restyle, viewNames, viewOf, partsOf            csv(), query(), apply(q), run(code)
 //            the player's helpers (restyle.js, arrange.js)
 import { kids, viewNames } from "./arrange.js";
+import { twoFrames } from "./config.js";
 import { leanRenderers, viewOf } from "./bokeh-internals.js";
 import { watchPrinting } from "./culling.js";
 import { settleHeight, watchEmbed } from "./embeds.js";
@@ -62,6 +63,6 @@ const pageScripts = new Promise((resolve) => {
 start();
 pageScripts.then(showPrerendered)
   .catch((err) => console.error("first paint:", err))
-  .then(() => { describePage(); typeset(); return state.joined; })
+  .then(() => { describePage(); twoFrames().then(typeset); return state.joined; })  // typeset once the plots are painted
   .catch((err) => console.error("first paint:", err))
   .then(() => { settleHeight(); });
