@@ -1,10 +1,11 @@
 // When the parts of the page set aside at first paint (first-paint.js: further main views and
 // figures, the exercise, all below the first main view) may join. Building them takes the page's
 // thread 0.6-1.7 s on a 2-core machine, and while Python's worker restores its snapshot the two
-// threads share the cores: joined before Python, they made running-sum live 0.66 s later and
-// gates 1.6 s later (measured, bench/boot.py's breakdown, 4 cold loads each way). So, on the
-// whole page as a reader opens it, they join once the page is live, or at once when the reader
-// goes looking for them (scrolls, tabs on, prints), or Python could not start, or after
+// threads share the cores: joined before Python, they made the page live later (medians of 4
+// cold loads each way: running-sum 4.72 -> 4.17 s, gates 4.85 -> 4.39 s; hybrid, whose parts
+// had joined before its heap arrived, 4.13 -> 4.15 s). So, on the whole page as a reader opens
+// it, they join once the page is live, or at once when the reader goes looking for them
+// (scrolls, by wheel, touch, keys or a link; prints), or Python could not start, or after
 // FALLBACK_MS in any case. The presenter view, an embed and a named view (?view=) need every
 // part for their fit and height: there they join at once, as before.
 let release = null;

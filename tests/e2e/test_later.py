@@ -5,7 +5,13 @@ goes down the page. In the presenter view, an embed or a named view they join at
 
 from __future__ import annotations
 
+import re
+
+from sitebuild import ROOT
 from tests.e2e.conftest import hold_python, open_built, painted, wait_live, wait_ready
+
+# assets/js/later.js: the parts join by then whatever happens (read from the module itself)
+FALLBACK_MS = int(re.search(r"FALLBACK_MS = (\d+);", (ROOT / "assets/js/later.js").read_text()).group(1))
 
 UNBUILT_JS = """[...lab.player.doc.all_models]
     .filter((m) => 'sizing_mode' in m && (Array.isArray(m.children) || 'renderers' in m))
@@ -35,12 +41,16 @@ def test_the_rest_of_the_page_waits_until_the_reader_goes_down_to_it(context, se
 def test_the_rest_of_the_page_joins_once_the_page_is_live(context, server):
     page = context.new_page()
     page.goto(f"{server.url}running-sum.html")
+    page.wait_for_function("window.lab?.timings.firstPlot || window.lab?.state.live", polling=20)
+    waited = page.evaluate("window.lab.state.live || !window.lab.timings.joined")
     wait_live(page)
     page.wait_for_function("window.lab?.timings.joined", timeout=20_000)
     painted(page)
     assert page.evaluate(UNBUILT_JS) == []
     timings = page.evaluate("window.lab.timings")
-    assert timings["joined"] > timings["live"], timings  # no reader scrolled: it waited for live
+    # no reader scrolled: they waited for the page to go live (or, on a machine so busy that
+    # Python took longer, for later.js's fallback)
+    assert waited and timings["joined"] >= min(timings["live"], timings["firstPlot"] + FALLBACK_MS), timings
     assert page.evaluate("window.scrollY") == 0
 
 
