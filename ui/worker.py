@@ -170,7 +170,8 @@ async def launch(page_class, host) -> None:
 
     ``host`` is the worker's JavaScript (assets/py-worker.js): ``host.start`` what the page
     sent (the link's query, the ids of the document on screen if Python may adopt it, the
-    settings it was built with, its t), ``host.post(message)``.
+    settings it was built with, its t), ``host.post(message)``, ``host.since()`` (ms since the
+    entry script started).
     """
     global PAGE, _link
     import panel as pn  # noqa: PLC0415
@@ -179,8 +180,7 @@ async def launch(page_class, host) -> None:
 
     clock = [time.perf_counter()]
     took: dict[str, float] = {}  # ms per step of going live (bench/boot.py --breakdown)
-    if hasattr(host, "since"):  # from the entry script's start to here: its imports
-        took["entry"] = round(float(host.since()), 1)
+    took["entry"] = round(float(host.since()), 1)  # from the entry script's start to here: its imports
 
     def lap(name: str) -> None:
         now = time.perf_counter()

@@ -218,6 +218,12 @@ def context(browser):
 # A reader going down the page: on the whole page, the parts set aside at first paint wait for
 # the page to go live, or for this (assets/js/later.js).
 READER_SCROLLS_JS = "window.dispatchEvent(new Event('scroll'))"
+# The layouts and figures of the page built ahead of time that are not on the page (yet): the
+# parts set aside at first paint that have not joined (assets/js/later.js).
+UNBUILT_JS = """[...lab.player.doc.all_models]
+    .filter((m) => 'sizing_mode' in m && (Array.isArray(m.children) || 'renderers' in m))
+    .filter((m) => { const v = lab.viewOf(m); return !(v && v.el && v.el.isConnected); })
+    .map((m) => m.type)"""
 
 
 def joined(page) -> None:

@@ -8,16 +8,10 @@ from __future__ import annotations
 import re
 
 from sitebuild import ROOT
-from tests.e2e.conftest import hold_python, open_built, painted, wait_live, wait_ready
+from tests.e2e.conftest import UNBUILT_JS, hold_python, open_built, painted, wait_live, wait_ready
 
 # assets/js/later.js: the parts join by then whatever happens (read from the module itself)
 FALLBACK_MS = int(re.search(r"FALLBACK_MS = (\d+);", (ROOT / "assets/js/later.js").read_text()).group(1))
-
-UNBUILT_JS = """[...lab.player.doc.all_models]
-    .filter((m) => 'sizing_mode' in m && (Array.isArray(m.children) || 'renderers' in m))
-    .filter((m) => { const v = lab.viewOf(m); return !(v && v.el && v.el.isConnected); })
-    .map((m) => m.type)"""
-
 
 def test_the_rest_of_the_page_waits_until_the_reader_goes_down_to_it(context, server):
     page = context.new_page()

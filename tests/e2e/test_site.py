@@ -12,6 +12,7 @@ import pytest
 from tests.e2e.conftest import (
     PAGE_SLUGS,
     READER_SCROLLS_JS,
+    UNBUILT_JS,
     Server,
     assert_accessible,
     hold_python,
@@ -62,10 +63,7 @@ def test_steps_before_python_and_after_it_takes_over(context, server, slug):
     # the reader goes down the page (assets/js/later.js)
     page.evaluate(READER_SCROLLS_JS)
     page.wait_for_function("window.lab?.timings.joined", timeout=10_000)
-    unbuilt = page.evaluate("""[...lab.player.doc.all_models]
-        .filter((m) => 'sizing_mode' in m && (Array.isArray(m.children) || 'renderers' in m))
-        .filter((m) => { const v = lab.viewOf(m); return !(v && v.el && v.el.isConnected); })
-        .map((m) => m.type)""")
+    unbuilt = page.evaluate(UNBUILT_JS)
     assert unbuilt == [], f"parts of the page built ahead of time never joined: {unbuilt}"
     step = page.get_by_role("button", name="Step", exact=True)
     step.click()
