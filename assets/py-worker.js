@@ -36,17 +36,15 @@ function progress(force) {
   post(names.progress, { stage: counted.stage, core: counted.core, wheels: counted.wheels, wheelFiles: counted.wheelFiles });
 }
 const realFetch = self.fetch.bind(self);
-self.fetch = async function (input, init) {
+async function counting(input, init) {
   const url = String(input instanceof Request ? input.url : input);
-  const fetched = fetchedEarly.get(url);  // downloads started early (restore): handed over once
-  if (fetched) { fetchedEarly.delete(url); return fetched; }
   let response;
   try {
     response = await realFetch(input, init);
   } catch (err) {  // a missing file under an integrity check rejects here, not with a 404
     if (url.includes("/pyodide/") && !counted.failed) counted.failed = url.split("/").pop();
     // Pyodide's loader may not reject when its runtime cannot be fetched (it waits for ever)
-    if (/\.(wasm|asm\.js)$|python_stdlib\.zip$/.test(url)) failed("download", String(err));
+    if (/(\.wasm|\.asm\.js|python_stdlib\.zip)(\.gz)?$/.test(url)) failed("download", String(err));
     throw err;
   }
   if (!response.ok) {
@@ -72,6 +70,15 @@ self.fetch = async function (input, init) {
     cancel(reason) { reader.cancel(reason); },
   });
   return new Response(stream, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+// Pyodide's fetches: a download started early (restore) is handed over once; the runtime's
+// gzipped files are unzipped (py-fetch.js, from start() on); every byte is counted as it comes.
+let unzip = counting;
+self.fetch = (input, init) => {
+  const url = String(input instanceof Request ? input.url : input);
+  const fetched = fetchedEarly.get(url);
+  if (fetched) { fetchedEarly.delete(url); return fetched; }
+  return unzip(input, init);
 };
 
 let hasFailed = false;
@@ -85,6 +92,15 @@ function failed(kind, detail) {
 // From the memory snapshot where the site has one (the build made it: Python with numpy,
 // Bokeh, Panel, sim and ui imported), the normal way otherwise, or if it cannot be restored.
 async function start(config) {
+  try {
+    importScripts(config.fetchScript);  // small: the runtime's gzipped files (config.gzipped)
+  } catch (err) {
+    return failed("scripts", err);
+  }
+  unzip = labFetch.unzipping(counting, () => config.gzipped || {}, (file, err) => {  // cut short, or corrupt
+    counted.failed = counted.failed || file;
+    failed("download", `${file}: ${err}`);
+  });
   // The snapshot's downloads start before the two scripts' (about 0.1 s, one after the other).
   const downloads = config.snapshot ? downloadEarly(config) : null;
   try {
@@ -137,8 +153,8 @@ function downloadEarly(config) {
     wasm = { module, spare: got.then(([, spare]) => spare) };
   }
   const heap = new Uint8Array(snap.heap_bytes);  // Pyodide sizes the memory by it at once
-  const unzip = (name, into) => gunzipInto(config.base + snap[name], into).then((b) => { mark(name); return b; });
-  return { wasm, heap, heapDone: unzip("heap", heap), bundle: unzip("bundle", new Uint8Array(snap.bundle_bytes)) };
+  const inflate = (name, into) => labFetch.gunzipInto(self.fetch, config.base + snap[name], into).then((b) => { mark(name); return b; });
+  return { wasm, heap, heapDone: inflate("heap", heap), bundle: inflate("bundle", new Uint8Array(snap.bundle_bytes)) };
 }
 function instantiateEarly(wasm) {
   return (own) => (imports, done) => {
@@ -170,32 +186,6 @@ async function restore(config, { wasm, heap, heapDone, bundle }) {
   mark("restored");
   pyodide.runPython("import numpy, sim, ui.worker");  // restored, and whole
   return pyodide;
-}
-
-// The gzip file at url, decompressed into `into` as it arrives (the whole of it, or an error:
-// a short, long or corrupt file fails gzip's own length and CRC checks, or this one). A host
-// that sends it with "Content-Encoding: gzip" has the browser unzip it: then it is taken as is.
-async function gunzipInto(url, into) {
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`${url.split("/").pop()}: HTTP ${response.status}`);
-  const raw = response.body.getReader();
-  const first = await raw.read();
-  const zipped = !first.done && first.value[0] === 0x1f && first.value[1] === 0x8b;
-  const body = new ReadableStream({
-    start(c) { if (!first.done) c.enqueue(first.value); },
-    async pull(c) { const { done, value } = await raw.read(); if (done) c.close(); else c.enqueue(value); },
-  });
-  const reader = (zipped ? body.pipeThrough(new DecompressionStream("gzip")) : body).getReader();
-  let at = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (at + value.length > into.length) throw new Error(`${url.split("/").pop()}: longer than ${into.length} bytes`);
-    into.set(value, at);
-    at += value.length;
-  }
-  if (at !== into.length) throw new Error(`${url.split("/").pop()}: ${at} of ${into.length} bytes`);
-  return into;
 }
 
 async function startNormally(config) {

@@ -30,13 +30,15 @@ making the live page took there (the page object, its document, its JSON when it
 adopted), as the worker reports them (window.lab.timings.worker and .python).
 
 The floor is a bare worker of the same site that starts Pyodide and imports numpy (the pages
-run their Python in a worker too).
+run their Python in a worker too), fetching the runtime's gzipped files as the pages do
+(assets/py-fetch.js).
 """
 
 from __future__ import annotations
 
 import argparse
 import gzip
+import json
 import statistics
 import sys
 import threading
@@ -47,6 +49,7 @@ SITE = ROOT / "dist" / "site"
 sys.path.insert(0, str(ROOT))
 
 from bench import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from sitebuild.runtime import gzipped_sizes  # noqa: E402
 
 FLOOR_NAME = "bench-floor.html"
 FLOOR_SCRIPT = "bench-floor.js"  # a file, as the site's policy allows no inline script
@@ -72,7 +75,9 @@ FLOOR_WORKER = "bench-floor-worker.js"
 FLOOR_WORKER_JS = """
 "use strict";
 const at = (name) => postMessage({ at: name, time: performance.timeOrigin + performance.now() });
-importScripts("pyodide/pyodide.js");
+// the site ships the runtime's largest files gzipped: unzipped as the pages' worker does
+importScripts("assets/py-fetch.js", "pyodide/pyodide.js");
+self.fetch = labFetch.unzipping(self.fetch.bind(self), () => __GZIPPED__);
 (async () => {
   const pyodide = await loadPyodide({ indexURL: new URL("pyodide/", location.href).href });
   at("pyodide");
@@ -206,7 +211,7 @@ def main() -> None:
     floor_file = SITE / FLOOR_NAME
     floor_file.write_text(FLOOR_PAGE)
     (SITE / FLOOR_SCRIPT).write_text(FLOOR_JS)
-    (SITE / FLOOR_WORKER).write_text(FLOOR_WORKER_JS)
+    (SITE / FLOOR_WORKER).write_text(FLOOR_WORKER_JS.replace("__GZIPPED__", json.dumps(gzipped_sizes(SITE))))
     server = make_server(SITE, 0)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from sitebuild import ROOT, BuildError, log
 from sitebuild.pins import PINS
+from sitebuild.runtime import gzipped_sizes, shipped_name
 from sitebuild.snapshot import for_page
 from sitebuild.wheels import resolve
 
@@ -26,7 +27,7 @@ def download_sizes(out: Path, lock: dict, packages: list[str]) -> dict[str, int]
     """What a page's loader fetches, in bytes, for its progress: the runtime's files and the
     wheels of `packages` with their dependencies."""
     needed = resolve(lock, packages)
-    return {"core": sum((out / "pyodide" / n).stat().st_size for n in PINS["pyodide"]["files"]),
+    return {"core": sum((out / "pyodide" / shipped_name(n)).stat().st_size for n in PINS["pyodide"]["files"]),
             "wheels": sum((out / "pyodide" / lock["packages"][n]["file_name"]).stat().st_size for n in needed),
             "count": len(needed)}
 
@@ -71,7 +72,8 @@ def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id
                   "build": build_id, "code": entry.read_text(),
                   "link": ahead["link"],  # the link contract, stated in ui/urlstate.py
                   "contract": ahead["contract"],  # role classes, frames, worker messages: ui/contract.py
-                  "worker": worker_contract(for_page(snapshot, page.slug)),  # Python's environment, its heap
+                  "worker": {**worker_contract(for_page(snapshot, page.slug)),  # Python's environment, its heap
+                             "gzipped": gzipped_sizes(out)},  # the runtime's files it unzips (py-fetch.js)
                   "prerender": {k: ahead[k] for k in ("csv", "t_max")}}
         body = shell
         for key, value in {

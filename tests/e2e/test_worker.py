@@ -10,8 +10,9 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import PAGE_SLUGS, open_page, painted, t_of, wait_live, watch
+from conftest import PAGE_SLUGS, open_page, painted, t_of, wait_live, wait_ready, watch
 
+from sitebuild.runtime import GZIPPED, gzipped_sizes
 from sitebuild.snapshot import TABLE_MARGIN
 
 SNAPSHOT = "**/pyodide/lab-snapshot-*.bin.gz"  # every page's own heap
@@ -22,7 +23,7 @@ def config(page) -> dict:
 
 
 @pytest.mark.parametrize("slug", PAGE_SLUGS)
-def test_every_page_boots_from_the_snapshot(context, server, slug):
+def test_every_page_boots_from_the_snapshot(context, server, site, slug):
     asked = []
     context.on("request", lambda r: asked.append(r.url.rsplit("/", 1)[-1]) if "/pyodide/" in r.url else None)
     visit = open_page(context, f"{server.url}{slug}.html")
@@ -32,9 +33,12 @@ def test_every_page_boots_from_the_snapshot(context, server, slug):
     marks = page.evaluate("window.lab.timings.worker")
     assert marks["compiled"] <= marks["restored"], marks
     assert asked.count("pyodide.asm.wasm") == 1, asked
+    # the standard library came gzipped (sitebuild/runtime.py: GZIPPED), never as it is
+    assert config(page)["worker"]["gzipped"] == gzipped_sizes(site) and list(gzipped_sizes(site)) == list(GZIPPED)
+    assert not set(GZIPPED) & set(asked), asked
     # every file the restore needs was asked for once, before Pyodide's own script (its
     # downloads do not wait for the two scripts, nor Pyodide's start for them)
-    early = ["pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json",
+    early = ["pyodide.asm.wasm", "python_stdlib.zip.gz", "pyodide-lock.json",
              f"lab-snapshot-{slug}.bin.gz", "lab-packages.bin.gz"]
     assert all(asked.count(name) == 1 for name in early), asked
     assert max(asked.index(name) for name in early) < asked.index("pyodide.js"), asked
@@ -87,6 +91,21 @@ def test_a_snapshot_that_cannot_restore_still_goes_live(context, server, site, h
     assert page.evaluate("window.lab.py.run('1 + 1')") == "2"
     # a blocked or missing file is an HTTP error the test's watcher records; nothing else is
     assert [p for p in visit.problems() if "lab-snapshot" not in p] == []
+
+
+@pytest.mark.parametrize("name", GZIPPED)
+def test_a_runtime_file_cut_short_says_which(context, server, site, name):
+    # its first 256 kB only: gzip's end never comes (py-fetch.js), and the page names the file
+    body = (site / "pyodide" / f"{name}.gz").read_bytes()[:1 << 18]
+    page = context.new_page()
+    page.route(f"**/pyodide/{name}.gz",
+               lambda route: route.fulfill(status=200, body=body, headers={"Content-Type": "application/gzip"}))
+    page.goto(f"{server.url}{PAGE_SLUGS[0]}.html")
+    page.wait_for_function("!!window.lab?.state.failed", timeout=60_000)
+    assert f"Could not download {name}.gz" in page.locator("#lab-error").inner_text()
+    wait_ready(page)  # what the page built ahead of time shows still steps
+    page.get_by_role("button", name="Step", exact=True).click()
+    assert t_of(page) == 1
 
 
 def test_steps_paint_while_the_worker_computes_and_the_last_setting_wins(context, server):

@@ -3,6 +3,7 @@ rendered ahead of time is stood in for: the real one runs in `make build`)."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 
@@ -38,6 +39,9 @@ def test_a_page_is_the_shell_with_its_run_config_and_links(tmp_path, monkeypatch
                           "gates": {"heap": "pyodide/lab-snapshot-gates.bin.gz", "premade": True}}}
     ahead_of = pages.prerender_pages(only=["fixed-state"])
     assert ahead_of == {"fixed-state": ahead}
+    (tmp_path / "pyodide").mkdir()
+    # as the build ships it: the standard library gzipped (sitebuild/runtime.py)
+    (tmp_path / "pyodide" / "python_stdlib.zip.gz").write_bytes(gzip.compress(b"w" * 70_000))
     written = pages.render_pages(tmp_path, ["numpy"], sizes, "abc123", ahead_of, only=["fixed-state"],
                                  snapshot=snapshot)
     assert written == ["index.html", "fixed-state.html"]
@@ -52,7 +56,8 @@ def test_a_page_is_the_shell_with_its_run_config_and_links(tmp_path, monkeypatch
     assert config["contract"] == contract() and set(config["contract"]["worker"]) >= {"start", "page", "patch", "idle"}
     assert config["worker"] == {"env": WORKER_ENV, "snapshot": {  # the shared bundle, the page's own heap
         "bundle": "pyodide/lab-packages.bin.gz", "table_base": 12,
-        "heap": "pyodide/lab-snapshot-fixed-state.bin.gz", "premade": True}}
+        "heap": "pyodide/lab-snapshot-fixed-state.bin.gz", "premade": True},
+        "gzipped": {"python_stdlib.zip": 70_000}}  # its length unzipped, checked there
     assert config["code"] == (ROOT / "site" / "fixed_state.py").read_text()
     doc = re.search(r'<script id="lab-doc" type="application/json">(.*?)</script>', page, re.S)[1]
     assert json.loads(doc.replace("<\\/", "</")) == json.loads(ahead["doc"])  # "</script>" cannot close it
@@ -67,11 +72,13 @@ def test_a_page_is_the_shell_with_its_run_config_and_links(tmp_path, monkeypatch
 
 def test_the_loader_is_told_what_it_downloads(tmp_path, monkeypatch):
     """The runtime's files and the wheels of the packages with their dependencies, each once."""
-    monkeypatch.setitem(pages.PINS, "pyodide", {"files": ["pyodide.js", "pyodide-lock.json"]})
+    monkeypatch.setitem(pages.PINS, "pyodide", {"files": ["pyodide.js", "pyodide-lock.json", "python_stdlib.zip"]})
     shipped = tmp_path / "pyodide"
     shipped.mkdir()
-    for name, size in {"pyodide.js": 100, "pyodide-lock.json": 10, "a.whl": 1000, "b.whl": 2000, "c.whl": 4000}.items():
+    # the standard library ships gzipped (sitebuild/runtime.py): its download is the .gz file's
+    for name, size in {"pyodide.js": 100, "pyodide-lock.json": 10, "python_stdlib.zip.gz": 5000,
+                       "a.whl": 1000, "b.whl": 2000, "c.whl": 4000}.items():
         (shipped / name).write_bytes(b"x" * size)
     lock = {"packages": {"a": {"depends": ["b"], "file_name": "a.whl"}, "b": {"depends": [], "file_name": "b.whl"},
                          "c": {"depends": [], "file_name": "c.whl"}}}
-    assert pages.download_sizes(tmp_path, lock, ["a", "b"]) == {"core": 110, "wheels": 3000, "count": 2}
+    assert pages.download_sizes(tmp_path, lock, ["a", "b"]) == {"core": 5110, "wheels": 3000, "count": 2}

@@ -64,3 +64,30 @@ def test_each_shipped_runtime_file_says_where_it_came_from(fake_pyodide, tmp_pat
                        {"file": "pyodide/python_stdlib.zip", "from": f"{origin}, compiled to bytecode by Pyodide itself"}]
     assert (out / "pyodide" / "python_stdlib.zip").read_bytes() == b"PK compiled"
     assert not (out / "pyodide" / "pyodide-lock.json").exists()  # the site's own lock: wheels.write_wheels
+
+
+def test_the_standard_library_ships_gzipped_and_unzips_to_what_it_was(tmp_path):
+    import gzip  # noqa: PLC0415
+
+    folder = tmp_path / "site" / "pyodide"
+    folder.mkdir(parents=True)
+    original = {"pyodide.asm.wasm": b"\0asm" + bytes(range(256)) * 50, "python_stdlib.zip": b"PK" + b"x" * 9000,
+                "pyodide.js": b"// loader"}
+    for name, data in original.items():
+        (folder / name).write_bytes(data)
+    sources = [{"file": f"pyodide/{name}", "from": "npm"} for name in original]
+    runtime.gzip_runtime(tmp_path / "site", sources)
+    assert runtime.GZIPPED == ("python_stdlib.zip",)  # the wasm streams to its compile as it is
+    assert sorted(p.name for p in folder.iterdir()) == ["pyodide.asm.wasm", "pyodide.js", "python_stdlib.zip.gz"]
+    assert (folder / "pyodide.asm.wasm").read_bytes() == original["pyodide.asm.wasm"]
+    for name in runtime.GZIPPED:
+        zipped = (folder / f"{name}.gz").read_bytes()
+        assert gzip.decompress(zipped) == original[name] and len(zipped) < len(original[name])
+        assert zipped[4:8] == b"\0\0\0\0"  # no timestamp: the same build gives the same file
+        assert runtime.shipped_name(name) == f"{name}.gz"
+    assert runtime.shipped_name("pyodide.js") == "pyodide.js"
+    assert runtime.shipped_name("pyodide.asm.wasm") == "pyodide.asm.wasm"
+    assert runtime.gzipped_sizes(tmp_path / "site") == {name: len(original[name]) for name in runtime.GZIPPED}
+    assert sources == [{"file": "pyodide/pyodide.asm.wasm", "from": "npm"},
+                       {"file": "pyodide/python_stdlib.zip.gz", "from": "npm, gzipped"},
+                       {"file": "pyodide/pyodide.js", "from": "npm"}]
