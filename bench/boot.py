@@ -75,9 +75,9 @@ FLOOR_WORKER = "bench-floor-worker.js"
 FLOOR_WORKER_JS = """
 "use strict";
 const at = (name) => postMessage({ at: name, time: performance.timeOrigin + performance.now() });
-// the site ships the runtime's largest files gzipped: unzipped as the pages' worker does
+// the site ships the standard library gzipped: unzipped as the pages' worker does
 importScripts("assets/py-fetch.js", "pyodide/pyodide.js");
-self.fetch = labFetch.unzipping(self.fetch.bind(self), () => __GZIPPED__);
+self.fetch = labFetch.unzipping(self.fetch.bind(self), () => (__GZIPPED__));
 (async () => {
   const pyodide = await loadPyodide({ indexURL: new URL("pyodide/", location.href).href });
   at("pyodide");
