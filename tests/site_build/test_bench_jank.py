@@ -71,3 +71,29 @@ def test_bad_options_get_one_line(tmp_path, args, message):
     out = subprocess.run([sys.executable, str(ROOT / "bench" / "jank.py"), "--site", str(tmp_path), *args],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode != 0 and out.stderr.startswith(message), out.stderr
+
+
+def test_the_browsers_cpu_is_summed_over_its_processes_only(tmp_path):
+    """bench/boot.py's CPU count, on a made-up /proc: the browser's processes (named by their
+    executable, whatever their flags), not others; a process gone while read is skipped."""
+    import os  # noqa: PLC0415
+
+    from bench import boot  # noqa: PLC0415
+
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def process(pid: int, command: bytes, utime: int, stime: int) -> None:
+        (tmp_path / str(pid)).mkdir()
+        (tmp_path / str(pid) / "cmdline").write_bytes(command)
+        # comm may hold spaces and parentheses: the fields are counted after the last ")"
+        fields = ["S", *["0"] * 10, str(utime), str(stime), *["0"] * 5]
+        (tmp_path / str(pid) / "stat").write_text(f"{pid} (chrom (x) y) " + " ".join(fields))
+
+    process(10, b"/usr/lib/chromium/chromium\0--headless\0", 2 * tick, tick)  # 3 s
+    process(11, b"/usr/lib/chromium/chromium --type=renderer --lang=en-US\0", tick // 2, 0)  # 0.5 s: one string
+    process(14, b"/usr/lib/chromium/chrome_crashpad_handler\0", 7 * tick, 0)  # another program
+    process(12, b"/usr/bin/python3\0serve.py\0", 50 * tick, 0)  # not the browser
+    (tmp_path / "13").mkdir()  # ended: no cmdline
+    (tmp_path / "self").mkdir()
+    assert boot.browser_cpu_s("/usr/bin/chromium", tmp_path) == pytest.approx(3.5)
+    assert boot.browser_cpu_s("/usr/lib/chromium/chromium", tmp_path / "missing") is None
