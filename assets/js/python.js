@@ -128,7 +128,7 @@ function failed(message) {
   }
   if (message.kind === "scripts") {
     return fail("A part of the site did not load.",
-      "A script is missing or was blocked (pyodide.js). Reload; if it persists the site copy is incomplete: rebuild it with `make build`.", message.detail);
+      "A script of Python's worker is missing or was blocked (pyodide.js, py-snapshot.js or py-fetch.js: the details say which). Reload; if it persists the site copy is incomplete: rebuild it with `make build`.", message.detail);
   }
   if (message.kind === "download") {
     return fail(message.file ? `Could not download ${message.file}.` : "A file of the site could not be downloaded.",

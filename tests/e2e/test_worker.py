@@ -108,6 +108,20 @@ def test_a_runtime_file_cut_short_says_which(context, server, site, name):
     assert t_of(page) == 1
 
 
+def test_a_worker_script_that_does_not_load_is_named(context, server):
+    page = context.new_page()
+    page.route("**/assets/py-fetch.js", lambda route: route.fulfill(status=404, body="not found"))
+    page.goto(f"{server.url}{PAGE_SLUGS[0]}.html")
+    page.wait_for_function("!!window.lab?.state.failed", timeout=60_000)
+    box = page.locator("#lab-error")
+    assert "A part of the site did not load." in box.inner_text()
+    assert "Python's worker" in box.inner_text()
+    assert "assets/py-fetch.js' failed to load" in box.locator("details").text_content()  # which one
+    wait_ready(page)  # what the page built ahead of time shows still steps
+    page.get_by_role("button", name="Step", exact=True).click()
+    assert t_of(page) == 1
+
+
 def test_steps_paint_while_the_worker_computes_and_the_last_setting_wins(context, server):
     visit = open_page(context, f"{server.url}running-sum.html")
     page = visit.page
