@@ -56,6 +56,7 @@ def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id
 
     shell = (ROOT / "assets" / "shell.html").read_text()
     nav = [(p.slug, p.short) for p in PAGES]
+    gzipped = gzipped_sizes(out)  # the runtime's files the worker unzips (py-fetch.js), their lengths
     written = []
     for page in PAGES:
         if only and page.slug not in only:
@@ -73,7 +74,7 @@ def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id
                   "link": ahead["link"],  # the link contract, stated in ui/urlstate.py
                   "contract": ahead["contract"],  # role classes, frames, worker messages: ui/contract.py
                   "worker": {**worker_contract(for_page(snapshot, page.slug)),  # Python's environment, its heap
-                             "gzipped": gzipped_sizes(out)},  # the runtime's files it unzips (py-fetch.js)
+                             "gzipped": gzipped},
                   "prerender": {k: ahead[k] for k in ("csv", "t_max")}}
         body = shell
         for key, value in {

@@ -13,6 +13,7 @@ from tests.e2e.conftest import UNBUILT_JS, hold_python, open_built, painted, wai
 # assets/js/later.js: the parts join by then whatever happens (read from the module itself)
 FALLBACK_MS = int(re.search(r"FALLBACK_MS = (\d+);", (ROOT / "assets/js/later.js").read_text()).group(1))
 
+
 def test_the_rest_of_the_page_waits_until_the_reader_goes_down_to_it(context, server):
     page = context.new_page()
     hold_python(page)
