@@ -1,6 +1,6 @@
 """Cold start-up of every page in headless Chromium, against the floor of a bare Pyodide + numpy.
 
-    .venv/bin/python bench/boot.py [--runs 3] [--pages running-sum,gates] [--breakdown]
+    .venv/bin/python bench/boot.py [--runs 3] [--pages running-sum,gates] [--breakdown] [--alone]
 
 Serves dist/site on a free port (serve.py, in a thread) and loads each page cold: a fresh browser
 context per load, service workers blocked. Per page it prints the medians over the runs of
@@ -29,6 +29,11 @@ Goals (issue 9): first plot and first working step within 0.5x the floor on ever
 making the live page took there (the page object, its document, its JSON when it is not
 adopted), as the worker reports them (window.lab.timings.worker and .python).
 
+--alone also loads, per page, a bare page that starts that page's worker with nothing else: no
+BokehJS, no first paint (bench-alone-<slug>.html, written for the run and deleted). Its live is
+the least the page's could be on this machine; its "all cpu" is what the worker's path costs,
+so the page's row minus it is what drawing the page costs the start.
+
 The floor is a bare worker of the same site that starts Pyodide and imports numpy (the pages
 run their Python in a worker too), fetching the runtime's gzipped files as the pages do
 (assets/py-fetch.js).
@@ -40,6 +45,7 @@ import argparse
 import gzip
 import json
 import os
+import re
 import statistics
 import sys
 import threading
@@ -88,6 +94,54 @@ self.fetch = labFetch.unzipping(self.fetch.bind(self), () => (__GZIPPED__));
   at("live");
 })().catch((e) => postMessage({ failed: String(e) }));
 """
+
+# --alone: a page's worker with no page around it. A bare page of the same site holds the page's
+# own config (lab-config, copied from the built page) and the ids of its document built ahead of
+# time, starts the worker with the shell's own module (assets/js/worker-start.js) and tells it
+# the page is on screen at once; "live" is the worker's "render" (what the page takes over
+# from). Nothing else runs: no BokehJS, no first paint. The least a page's live could be here.
+ALONE_SCRIPT = "bench-alone.js"
+ALONE_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>bench: __SLUG__'s worker alone</title></head>
+<body><p>__SLUG__'s Python worker alone: no BokehJS, no page drawn</p>
+<script id="lab-config" type="application/json">__CONFIG__</script>
+<script id="bench-ids" type="application/json">__IDS__</script>
+<script type="module" src="bench-alone.js"></script>
+</body></html>
+"""
+ALONE_JS = """
+import { contract, pageConfig } from "./assets/js/config.js";
+import { listen, startWorker } from "./assets/js/worker-start.js";
+const lab = window.lab = { timings: { start: performance.now() }, state: { live: false, failed: null } };
+const names = contract().worker;
+const ids = JSON.parse(document.getElementById("bench-ids").textContent);
+const worker = startWorker();
+worker.postMessage({ type: names.page, page: { search: "", ids, defaults: pageConfig().link.defaults, t: 0 } });
+listen(({ data: m }) => {
+  if (m.type === names.progress && m.marks) {
+    lab.timings.worker = Object.fromEntries(Object.entries(m.marks).map(([k, v]) => [k, v - performance.timeOrigin]));
+  } else if (m.type === names.failed) {
+    lab.state.failed = `${m.kind}: ${m.detail}`;
+  } else if (m.type === names.render) {
+    lab.timings.python = m.timings;
+    lab.timings.live = performance.now();
+    lab.state.live = true;
+  }
+});
+"""
+
+
+def alone_page(page_html: str, slug: str) -> str:
+    """The bare page of --alone for a built page: its lab-config and the ids of its document
+    built ahead of time (every model id in lab-doc), as the shell's pageInfo() sends them."""
+    config = re.search(r'<script id="lab-config" type="application/json">(.*?)</script>', page_html, re.S)
+    doc = re.search(r'<script id="lab-doc" type="application/json">(.*?)</script>', page_html, re.S)
+    if not config or not doc:
+        raise ValueError(f"{slug}.html has no lab-config or lab-doc block: is it a page of the built site?")
+    ids = sorted(set(re.findall(r'"id": ?"([^"]+)"', doc.group(1))))
+    return (ALONE_PAGE.replace("__SLUG__", slug).replace("__CONFIG__", config.group(1))
+            .replace("__IDS__", json.dumps(ids)))
+
 
 # The breakdown of going live, from what the page's worker reports (assets/py-worker.js and
 # ui/worker.py: window.lab.timings.worker, .python); nothing is slipped into the page.
@@ -221,6 +275,9 @@ def main() -> None:
                         help="also time imports, page construction and first render inside the page")
     parser.add_argument("--timeout", type=float, default=180, help="seconds per load before giving up")
     parser.add_argument("--site", type=Path, default=None, help="the built site (default dist/site)")
+    parser.add_argument("--alone", action="store_true",
+                        help="also start each page's worker alone, in a bare page with no BokehJS "
+                             "and nothing drawn: the least its live could be on this machine")
     args = parser.parse_args()
     global SITE
     SITE = (args.site or SITE).resolve()
@@ -244,12 +301,18 @@ def main() -> None:
     floor_file.write_text(FLOOR_PAGE)
     (SITE / FLOOR_SCRIPT).write_text(FLOOR_JS)
     (SITE / FLOOR_WORKER).write_text(FLOOR_WORKER_JS.replace("__GZIPPED__", json.dumps(gzipped_sizes(SITE))))
+    alone = [SITE / f"bench-alone-{p.slug}.html" for p in pages] if args.alone else []
+    if alone:
+        (SITE / ALONE_SCRIPT).write_text(ALONE_JS)
+        for p, file in zip(pages, alone):
+            file.write_text(alone_page((SITE / f"{p.slug}.html").read_text(), p.slug))
     server = make_server(SITE, 0)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     base = f"http://127.0.0.1:{server.server_address[1]}/"
     targets = [("floor (Pyodide + numpy)", FLOOR_NAME, None)]
-    targets += [(p.slug, f"{p.slug}.html", None) for p in pages]
+    targets += [(p.slug, f"{p.slug}.html", "page") for p in pages]
+    targets += [(f"{p.slug}: worker alone", file.name, "alone") for p, file in zip(pages, alone)]
     results: dict[str, list[dict]] = {name: [] for name, _, _ in targets}
     try:
         with sync_playwright() as pw:
@@ -272,6 +335,8 @@ def main() -> None:
         floor_file.unlink(missing_ok=True)
         (SITE / FLOOR_SCRIPT).unlink(missing_ok=True)
         (SITE / FLOOR_WORKER).unlink(missing_ok=True)
+        for file in [*alone, SITE / ALONE_SCRIPT] if alone else []:
+            file.unlink(missing_ok=True)
 
     report(targets, results, args.runs, args.breakdown)
 
@@ -324,7 +389,7 @@ def report(targets, results, runs: int, breakdown: bool = False) -> None:
         for e in stats[name]["errors"][:5]:
             print(f"  {name}: console error: {e}")
     if floor_live:
-        worst = max(((stats[n]["plot"] or 1e12, stats[n]["step"] or 1e12) for n, _, _ in targets[1:]),
+        worst = max(((stats[n]["plot"] or 1e12, stats[n]["step"] or 1e12) for n, _, kind in targets if kind == "page"),
                     default=None, key=max)
         if worst:
             ratio = max(worst) / floor_live
@@ -335,7 +400,9 @@ def report(targets, results, runs: int, breakdown: bool = False) -> None:
           "\nthe document is decoded, the views of the page's top are built, its plots are painted; then the"
           "\nparts set aside have joined (the whole page built; on the whole page, once it is live)")
     print(f"  {'page':24s} {'scripts':>8s} {'decoded':>8s} {'built':>8s} {'plot':>8s} {'whole':>8s}")
-    for name, _, _ in targets[1:]:
+    for name, _, kind in targets:
+        if kind != "page":
+            continue
         ok = [r for r in results[name] if not r["failed"]]
         cells = [median([r["timings"].get(k) for r in ok]) for k in ("scripts", "decoded", "built", "firstPlot", "joined")]
         print(f"  {name:24s} " + " ".join("       -" if c is None else f"{c:8.0f}" for c in cells))
@@ -348,11 +415,11 @@ def print_breakdown(targets, results) -> None:
     """Going live step by step, as the page's worker reports it (ms from navigation start,
     median), then what making the live page took in the worker (ms)."""
     print("\nGoing live, step by step (ms from navigation start, median; from the page's worker)")
-    for name, _, _ in targets[1:]:
+    for name, _, kind in targets:
         ok = [r for r in results[name] if not r["failed"] and r["timings"].get("worker")]
-        if not ok:
+        if kind is None or not ok:  # the floor
             continue
-        snap = sum(1 for r in ok if r["timings"].get("snapshot"))
+        snap = sum(1 for r in ok if r["timings"].get("snapshot") or "restored" in r["timings"]["worker"])
         print(f"  {name}: from the snapshot in {snap} of {len(ok)} run(s)")
         for key, what in WORKER_STEPS:
             value = median([r["timings"]["worker"].get(key) for r in ok])

@@ -97,3 +97,22 @@ def test_the_browsers_cpu_is_summed_over_its_processes_only(tmp_path):
     (tmp_path / "self").mkdir()
     assert boot.browser_cpu_s("/usr/bin/chromium", tmp_path) == pytest.approx(3.5)
     assert boot.browser_cpu_s("/usr/lib/chromium/chromium", tmp_path / "missing") is None
+
+
+def test_the_worker_alone_page_holds_the_pages_config_and_its_documents_ids():
+    """bench/boot.py --alone: the bare page carries the built page's lab-config as it is and
+    every model id of its document built ahead of time, once each (what the shell's pageInfo()
+    sends, so the worker adopts it); a page without them is named."""
+    from bench import boot  # noqa: PLC0415
+
+    config = '{"page": "gates", "link": {"defaults": {"d": 4}}}'
+    doc = ('{"doc": {"roots": [{"type": "object", "name": "Column", "id": "p1001", "attributes": '
+           '{"children": [{"id": "p1002"}, {"type": "object", "name": "Div", "id": "p1002"}]}}]}}')
+    html = (f'<script id="lab-config" type="application/json">{config}</script>\n'
+            f'<script id="lab-doc" type="application/json">{doc}</script>')
+    bare = boot.alone_page(html, "gates")
+    assert f'<script id="lab-config" type="application/json">{config}</script>' in bare
+    assert '<script id="bench-ids" type="application/json">["p1001", "p1002"]</script>' in bare
+    assert "gates's Python worker alone" in bare and "__" not in bare
+    with pytest.raises(ValueError, match="hybrid.html has no lab-config or lab-doc"):
+        boot.alone_page(f'<script id="lab-config" type="application/json">{config}</script>', "hybrid")
