@@ -3,7 +3,7 @@
 // repaints (hold_render: bokeh-internals.js); it is repainted, as it is now, as soon as it
 // comes within NEAR_PX of the view, and before the page is printed. (A view's pause() would not
 // stay: BokehJS unpauses every figure each time it lays the page out.)
-import { allModels, hold, isFigure, releaseNow, rootViewsOf, viewOf } from "./bokeh-internals.js";
+import { allModels, hold, isFigure, releaseNow, rootViewsOf, viewOf, viewsIndexed } from "./bokeh-internals.js";
 
 export const NEAR_PX = 200;  // a figure this close to the view is painted
 let observer = null;
@@ -27,11 +27,13 @@ export function watchFigures(jsdoc) {
       }
     }, { rootMargin: `${NEAR_PX}px` });
     if (!rootViewsOf(jsdoc).length) return;
-    for (const model of allModels(jsdoc)) {
-      if (!isFigure(model)) continue;
-      const view = viewOf(model);
-      if (view != null && view.el) { held.set(view.el, view); observer.observe(view.el); }
-    }
+    viewsIndexed(() => {
+      for (const model of allModels(jsdoc)) {
+        if (!isFigure(model)) continue;
+        const view = viewOf(model);
+        if (view != null && view.el) { held.set(view.el, view); observer.observe(view.el); }
+      }
+    });
   } catch (err) {  // an optimisation only: every figure then keeps painting
     console.warn("Figures out of view keep painting:", err);
   }
@@ -39,7 +41,7 @@ export function watchFigures(jsdoc) {
 
 // Figures with no view yet (a part joining) start held; watchFigures lets them go.
 export function holdUnseen(jsdoc) {
-  for (const model of allModels(jsdoc)) if (isFigure(model) && !viewOf(model)) hold(model, true);
+  viewsIndexed(() => { for (const model of allModels(jsdoc)) if (isFigure(model) && !viewOf(model)) hold(model, true); });
 }
 
 // Printing (and the screenshot helper's synthetic beforeprint) paints every figure now.

@@ -2,7 +2,7 @@
 // stepping before Python. The document is themed, styled for this view and set to the link's
 // t before BokehJS builds a view of it: each change made after rendering cost another layout
 // and paint of the figures.
-import { allModels, decodeDocument, deferLayout, hold, isFigure, quietAfterRender, viewOf } from "./bokeh-internals.js";
+import { allModels, decodeDocument, deferLayout, hold, isFigure, quietAfterRender, viewOf, viewsIndexed } from "./bokeh-internals.js";
 import { $, embedded, hasClass, hasRole, presenting, twoFrames, viewClass } from "./config.js";
 import { watchFigures, nearView, holdUnseen } from "./culling.js";
 import { fontsLoaded } from "./fonts.js";
@@ -38,10 +38,12 @@ export async function showPrerendered() {
   if (render) rest = setAside(jsdoc);
   if (render) await render();
   timings.built = performance.now();
-  for (const model of figures) {
-    const view = viewOf(model);
-    if (!view || !view.el || nearView(view.el)) hold(model, false);
-  }
+  viewsIndexed(() => {
+    for (const model of figures) {
+      const view = viewOf(model);
+      if (!view || !view.el || nearView(view.el)) hold(model, false);
+    }
+  });
   player.describe();  // the figures' text alternatives go on their elements, now there
   state.prerendered = true;
   document.body.classList.add("lab-ready");

@@ -1,7 +1,7 @@
 // The presenter view's readable figures (restyle.js calls these): heatmaps side by side on one
 // scale share one y axis and one colour bar, axis labels fit their figure, and the numbers in a
 // heatmap's cells grow with its cells. Nothing runs on import.
-import { allModels, isFigure, laidOut, viewOf } from "./bokeh-internals.js";
+import { allModels, isFigure, laidOut, viewOf, viewsIndexed } from "./bokeh-internals.js";
 import { kids } from "./arrange.js";
 import { base, set, textWidth } from "./figure-base.js";
 import { player } from "./player.js";
@@ -36,7 +36,8 @@ const baseSize = (m, prop) => { const b = base(m, prop); return parseFloat(b && 
 // 11 px they could not be read from the back of a room). The cells' size is the one the
 // figure gets now, less what its axes and colour bar took in the last layout.
 const CELL_HEIGHT = 0.55, CELL_WIDTH = 0.86, CELL_MAX = 30;
-export function fitTexts(doc, f, present) {
+export const fitTexts = (doc, f, present) => viewsIndexed(() => fitTextsNow(doc, f, present));
+function fitTextsNow(doc, f, present) {
   const cells = [];  // [glyph, px] of every heatmap's numbers
   for (const fig of allModels(doc)) {
     if (!isFigure(fig) || typeof base(fig, "width") !== "number" || typeof base(fig, "height") !== "number") continue;

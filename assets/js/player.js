@@ -7,7 +7,7 @@
 // link's t all end in show(t), which puts frame t into every bound model; BokehJS repaints.
 // Python (ui/page.py) sends new frames when a setting changes and calls refresh().
 // Its theme and presenter styling: restyle.js; what reaches Python: guard.js.
-import { setMarkup, viewOf } from "./bokeh-internals.js";
+import { setMarkup, viewOf, viewsIndexed } from "./bokeh-internals.js";
 import { frameBindings } from "./config.js";
 import { duration, ease, plan } from "./ease.js";
 import { guard as guardDoc } from "./guard.js";
@@ -181,7 +181,7 @@ export const player = {
   describe() {
     const name = frameBindings().alt;
     const alt = this.groups.map(([m, attrs]) => [m, attrs.filter(([a]) => a === name)]).filter(([, a]) => a.length);
-    if (this.frames) apply(alt, this.frames.data, this.t, describe);
+    if (this.frames) viewsIndexed(() => apply(alt, this.frames.data, this.t, describe));
   },
   onChange(fn) { this.listeners.push(fn); },
   // Called after every refresh (new frames: new settings, widgets may have re-rendered).

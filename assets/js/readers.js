@@ -3,7 +3,7 @@
 // handles, spin buttons, checkboxes and a MultiChoice's box have no accessible name, toggle
 // groups no state. Named here from the models' own labels; tabs made a tab set (tabs.js) and
 // the figures' canvases taken out of the tab order (BokehJS makes each a tab stop).
-import { allModels, eventsLayer, isFigure, viewOf } from "./bokeh-internals.js";
+import { allModels, eventsLayer, isFigure, viewOf, viewsIndexed } from "./bokeh-internals.js";
 import { $, frameBindings, hasRole } from "./config.js";
 import { postHeight } from "./embeds.js";
 import { player } from "./player.js";
@@ -55,7 +55,8 @@ export function nameOf(m, parents) {
 }
 // A figure's canvas is a tab stop only when a tool of its own takes keys (an edit tool).
 const takesKeys = (m) => m.toolbar && (m.toolbar.tools || []).some((tool) => /Edit/.test(tool.type || ""));
-export function label(doc) {
+export const label = (doc) => viewsIndexed(() => labelNow(doc));
+function labelNow(doc) {
   const models = allModels(doc);
   realTabs(doc);
   for (const m of models) {

@@ -2,7 +2,7 @@
 // figure's colours for the theme, its size for the presenter view (scaled by the fit), the
 // site's UI font in every text, and the parts of the page this view shows (arrange.js).
 // Called by the shell's theme module (theme.js) with the view's options; works in node.
-import { allModels, deferLayout, isFigure, laidOut } from "./bokeh-internals.js";
+import { allModels, deferLayout, isFigure, laidOut, viewsIndexed } from "./bokeh-internals.js";
 import { arrange, kids, layoutWanted } from "./arrange.js";
 import { contract, hasRole } from "./config.js";
 import { base, fontFamily, scaled, set, textWidth } from "./figure-base.js";
@@ -37,10 +37,12 @@ export function restyle(doc, theme, present, opts) {
   player.applying = true;  // the view's own changes: not sent to Python
   const layoutOnce = deferLayout(doc);
   try {
-    arrange(doc, layoutWanted(doc, present, opts));
-    paint(doc, theme, c, f);
-    shareScales(doc, present);
-    fitTexts(doc, f, present);
+    viewsIndexed(() => {
+      arrange(doc, layoutWanted(doc, present, opts));
+      paint(doc, theme, c, f);
+      shareScales(doc, present);
+      fitTexts(doc, f, present);
+    });
   } finally {
     player.applying = wasApplying;
     layoutOnce();

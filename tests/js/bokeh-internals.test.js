@@ -4,7 +4,7 @@
 // date, and each internal's fallback when it is missing.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { decodeDocument, deferLayout, hold, leanRenderers, releaseNow, setMarkup, viewOf } from "../../assets/js/bokeh-internals.js";
+import { decodeDocument, deferLayout, hold, leanRenderers, releaseNow, setMarkup, viewOf, viewsIndexed } from "../../assets/js/bokeh-internals.js";
 import { nodeDocument } from "./fixture.js";
 
 function rootView(doc, views = new Map()) {
@@ -68,6 +68,30 @@ test("a model's view is found through the root views and remembered while on the
   viewOf(m);
   assert.equal(asked, 2);
   assert.equal(viewOf({}), null);
+  delete globalThis.window;
+});
+
+test("in viewsIndexed, lookups share one walk of the view tree; out of it, or without one, each walks", () => {
+  const a = {}, b = {}, viewless = [{}, {}, {}];
+  const va = { model: a, el: { isConnected: true } }, vb = { model: b, el: { isConnected: true } };
+  const also = { model: a, el: { isConnected: true } };  // a second view of a: the first walked wins, as find_one's
+  let walks = 0, finds = 0;
+  const root = rootView({}, new Map([[a, va], [b, vb]]));
+  root.owner.query = function* (pick) { walks++; for (const v of [va, vb, also]) if (pick(v)) yield v; };
+  const find = root.owner.find_one;
+  root.owner.find_one = (x) => { finds++; return find(x); };
+  globalThis.window = { Bokeh: { index: [root] } };
+  const got = viewsIndexed(() => [a, ...viewless, b, ...viewless].map(viewOf));
+  assert.deepEqual(got, [va, null, null, null, vb, null, null, null]);
+  assert.deepEqual([walks, finds], [1, 0]);
+  assert.equal(viewsIndexed(() => viewsIndexed(() => viewOf({}))), null);  // nested: one walk
+  assert.equal(walks, 2);
+  viewOf({}); viewOf({});  // out of it: each lookup walks (find_one)
+  assert.deepEqual([walks, finds], [2, 2]);
+  assert.equal(viewsIndexed(() => 7), 7);
+  delete root.owner.query;  // an older ViewManager: find_one per lookup, the same answers
+  assert.deepEqual(viewsIndexed(() => [a, {}].map(viewOf)), [va, null]);
+  assert.equal(finds, 3);  // a was remembered; {} looked up
   delete globalThis.window;
 });
 
