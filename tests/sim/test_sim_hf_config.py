@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
+from sim.__main__ import main
 from sim.cache import PRESETS, cache_report, kv_cache_bytes, load_model, memory_curve
 from sim.hf_config import from_hf_config
 
-ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "hf_configs"
 
 
@@ -128,14 +128,32 @@ def test_block_rounding_equals_a_plain_per_layer_sum() -> None:
 
 # --- the command line ---------------------------------------------------------------------------
 
-def _sim(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "sim", *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=60)
+class Run(NamedTuple):
+    returncode: int
+    stdout: str
+    stderr: str
 
 
-def test_cli_hf_config_prints_the_presets_table_and_the_fields() -> None:
-    ours = _sim("cache", "--hf-config", str(FIXTURES / "jamba-v0.1.json"), "--tokens", "262144")
-    theirs = _sim("cache", "--model", "jamba-v0.1", "--tokens", "262144")
+@pytest.fixture
+def sim_cli(capsys):
+    """`python -m sim ARGS` in-process, as in test_sim_cli.py: exit status, stdout, stderr."""
+    def run(*args: str) -> Run:
+        capsys.readouterr()  # only this call's output
+        try:
+            code = main(list(args))
+        except SystemExit as exit_:  # argparse refuses with SystemExit(2)
+            code = exit_.code
+            if code is not None and not isinstance(code, int):
+                print(code, file=sys.stderr)  # as the interpreter would
+                code = 1
+        captured = capsys.readouterr()
+        return Run(0 if code is None else code, captured.out, captured.err)
+    return run
+
+
+def test_cli_hf_config_prints_the_presets_table_and_the_fields(sim_cli) -> None:
+    ours = sim_cli("cache", "--hf-config", str(FIXTURES / "jamba-v0.1.json"), "--tokens", "262144")
+    theirs = sim_cli("cache", "--model", "jamba-v0.1", "--tokens", "262144")
     assert ours.returncode == 0, ours.stderr
     table = ours.stdout.split("\n", 1)[1]  # the first line names the model
     assert table.startswith(theirs.stdout.split("\n", 1)[1].rstrip("\n"))
@@ -144,18 +162,18 @@ def test_cli_hf_config_prints_the_presets_table_and_the_fields() -> None:
     assert "ignored (no effect on the cache):" in ours.stdout
 
 
-def test_cli_block_option() -> None:
-    result = _sim("cache", "--model", "llama-3-8b", "--tokens", "100", "--block")
+def test_cli_block_option(sim_cli) -> None:
+    result = sim_cli("cache", "--model", "llama-3-8b", "--tokens", "100", "--block")
     assert result.returncode == 0, result.stderr
     assert "in 16-token blocks:" in result.stdout and "(14,680,064 bytes)" in result.stdout
-    result = _sim("cache", "--model", "llama-3-8b", "--tokens", "100", "--block", "64", "--json")
+    result = sim_cli("cache", "--model", "llama-3-8b", "--tokens", "100", "--block", "64", "--json")
     assert json.loads(result.stdout)["kv_cache_bytes_in_blocks"] == 128 * 131_072
 
 
-def test_cli_hf_config_errors_are_one_line(tmp_path: Path) -> None:
+def test_cli_hf_config_errors_are_one_line(tmp_path: Path, sim_cli) -> None:
     bad = tmp_path / "config.json"
     bad.write_text(json.dumps({"model_type": "qwen3_next", "num_hidden_layers": 48}))
-    result = _sim("cache", "--hf-config", str(bad), "--tokens", "5")
+    result = sim_cli("cache", "--hf-config", str(bad), "--tokens", "5")
     assert result.returncode == 2 and result.stdout == "" and "Traceback" not in result.stderr
     assert result.stderr.splitlines() == ["error: full_attention_interval: missing; this "
                                           "architecture needs it"]
