@@ -7,14 +7,14 @@ Expects a built site in --site (default dist/site: run `.venv/bin/python build.p
 and opens each page in headless Chromium with every plot at d = 16 and a long stream (tokens or
 pairs = 64), at the top speed (`speed=60` in the link). Per page it prints:
 
-Every step runs in the browser: the player (assets/player.js) puts frame t of the run into
+Every step runs in the browser: the player (assets/js/player.js) puts frame t of the run into
 the views; Python is not called. The page is measured once Python has taken over (live).
 
 - steps/s: Play pressed from t = 0, t read once per animation frame (`lab.player.t`) and timed
   each time it changes, for up to `--seconds` or until the run ends. Median of `--repeat`
   plays, with the view as tall as the page, so that every figure is painted on every step (the
   goal's measure); `laptop` is the same in a 1400 x 1000 view, where the figures out of view
-  hold their repaints (assets/lab.js).
+  hold their repaints (assets/js/culling.js).
 - show ms: the synchronous time of one step (`lab.player.step()`: frame t into every view).
 - → ms: the → key pressed (a real key event, through the shell's keyboard handler) to the
   next painted frame. Medians over `--steps` single steps.

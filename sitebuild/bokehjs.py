@@ -42,7 +42,7 @@ BOKEHJS_PATCHES = (
      '.every((p=>"overlay"==p.model.level&&!this.model.side_panels.includes(p.model))))return!1;'
      "for(const e of this.model.side_panels)",
      "an overlay-only repaint does not re-measure the side panels"),
-    # A figure that will not paint (held out of view by assets/lab.js, or paused) still
+    # A figure that will not paint (held out of view by assets/js/culling.js, or paused) still
     # re-measured its side panels on every repaint request, before paint() returns early; a
     # hidden figure (display: none, as the chunkwise page's UT transform for a rule without
     # one) finds them changed every time and laid itself out again: 30-60 ms of every

@@ -1,14 +1,19 @@
-"""Panel + Bokeh user interface of Linear Attention Lab.
+"""Panel + Bokeh user interface of Linear Attention Lab (docs/architecture.md describes the flow).
 
-Layout (see ../shared/docs/style.md):
-- ``ui.state``    PageState: the one place a page keeps its knobs and the token position t.
-- ``ui.urlstate`` the query string <-> PageState (links that reproduce a view).
-- ``ui.views``    read-only plots that own their ColumnDataSource and patch it in place.
-- ``ui.controls`` the transport bar (Step, Back, Play/Pause, Reset, speed, seed, timeline).
-- ``ui.theme``    colours, light/dark and presenter styling for Bokeh figures.
-- ``ui.app``      Page (state + layout + CSV) and ``launch``, which runs a page in Pyodide
-                  or under ``panel serve``.
-- ``ui.pages``    one module per lesson page.
+- ``ui.page``          ``Page`` (settings, ``compute() -> Run``, views) and ``Run``: one lifecycle
+                       for every page.
+- ``ui.views``         read-only views of a Run, each bound to columns of it (one module per page
+                       for its own views).
+- ``ui.pages``         ``PAGES`` and one module per lesson page.
+- ``ui.contract``      what Python and the browser's shell (assets/js/) agree on: role classes,
+                       frame bindings, worker messages.
+- ``ui.urlstate``      a page's settings <-> its query string, and the link contract.
+- ``ui.app``           the page built ahead of time (``prerender``) and ``launch``, which runs a
+                       page in Pyodide's worker or under ``panel serve``.
+- ``ui.worker``        the page's Python in the browser's worker, linked to the page by messages.
+- ``ui.panel_private`` every private part of Panel and Bokeh the Lab uses.
+- ``ui.theme``         palettes and the widgets' stylesheet; ``ui.fmt`` numbers as text;
+                       ``ui.csvfile`` the CSV; ``ui.exercises`` the "Your turn" box.
 
 All numbers come from ``sim``; nothing here does mathematics beyond picking what to show.
 """

@@ -9,7 +9,7 @@ A page is
   they and the controls are arranged.
 
 This base owns the rest: recomputing on a change, keeping the last good run and naming a value
-that cannot run, the notice, the CSV, the frames the browser's player (assets/player.js) steps
+that cannot run, the notice, the CSV, the frames the browser's player (assets/js/player.js) steps
 through, and the "Your turn" box of a page with an ``exercise`` setting (ui/exercises.py).
 """
 
@@ -245,7 +245,7 @@ class Page(param.Parameterized):
             self.show(min(self.t, run.t_max))
 
     def show(self, t: int) -> None:
-        """Put frame t into every view, as the browser's player does (assets/player.js)."""
+        """Put frame t into every view, as the browser's player does (assets/js/player.js)."""
         t = max(0, min(int(t), self.run.t_max))
         self.t = t
         data = self.frames.data

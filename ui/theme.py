@@ -3,7 +3,7 @@
 Palettes are colour-blind safe: a diverging blue-white-red (ColorBrewer RdBu, listed as safe for
 colour-blind readers) for signed values, and Okabe-Ito (Bokeh's Colorblind8) for lines.
 
-The figures' light/dark theme and presenter view are applied in the browser (assets/player.js,
+The figures' light/dark theme and presenter view are applied in the browser (assets/js/restyle.js,
 ``restyle``), so they work on the page built ahead of time, before Python has started.
 """
 

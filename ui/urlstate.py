@@ -4,7 +4,7 @@ Every setting always travels (not only those changed from the defaults), so a li
 meaning when defaults change; a page may give a setting a shorter key (``Page.link_keys``).
 Dicts and lists (a custom model) travel as compact JSON, base64url. The token position ``t`` and
 the view flags (embed, present, theme, view) belong to the browser's player and shell
-(assets/player.js, assets/lab.js), which keep them in the same query.
+(assets/js/player.js, assets/js/link.js), which keep them in the same query.
 
 A value that is invalid or out of range is skipped with a notice naming it (as plain text: the
 shell shows notices with textContent); the rest applies. No input can make this raise.
@@ -25,7 +25,7 @@ from ui.fmt import plain as text
 
 # The keys of a link that are not settings: the player's and the shell's, with what each
 # accepts. Stated here once: build.py writes it into every page (``link_contract``), and the
-# shell (assets/lab.js) validates a link's shell keys by it, names a bad value in a notice and
+# shell (assets/js/link.js) validates a link's shell keys by it, names a bad value in a notice and
 # drops it from the link; Python leaves these keys to the shell.
 #   flag: one of `on` or `off`; choice: one of `values`; int: a whole number from `min` to the
 #   run's last t; number: a number from `min` to `max`; view: one of the page's named views.

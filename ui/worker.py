@@ -12,7 +12,7 @@ JSON patches both ways, as in Panel's worker mode (its ``pyodide_worker`` templa
   old run, the new frames, the player shows them) goes back as ONE message, so the page swaps
   the new run in within one task, one frame;
 - changes the player makes (frame t, the timeline) never come here: the main thread filters
-  them before they are sent (assets/ player's guard);
+  them before they are sent (assets/js/guard.js);
 - the page sends the next change only once this side says ``idle``, and keeps only the latest
   value of each setting meanwhile: a setting changed again supersedes the one in flight.
 

@@ -1,6 +1,6 @@
 // The live page, rendered out of sight, replaces the page built ahead of time in one frame:
 // same t (or the link's), same theme and view, same scroll position. Python calls takeover()
-// (python.js: shellHooks) once its page is rendered and linked.
+// (python.js: rendered) once its page is rendered and linked.
 import { removeViewsIn } from "./bokeh-internals.js";
 import { $ } from "./config.js";
 import { watchFigures } from "./culling.js";

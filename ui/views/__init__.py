@@ -10,7 +10,7 @@ A view has two halves:
   ``bindings``: ``(model, attribute, key)`` triples saying where frame t of each key goes
   (``"data.<column>"`` for a ColumnDataSource column).
 The page sends every view's frames to BokehJS once per setting; the browser's player
-(assets/player.js) puts frame t of each key into its model on every step, with no Python.
+(assets/js/player.js) puts frame t of each key into its model on every step, with no Python.
 ``Page.show(t)`` does the same in Python (tests, and the page as built before it is sent).
 """
 
