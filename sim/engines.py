@@ -29,7 +29,7 @@ vllm       vLLM v1, release 0.33.0 (vllm-project/vllm).
            (bf16), ssm = conv dtype; KDA's recurrent state fp32; Nemotron-H's ssm the config's
            `mamba_ssm_cache_dtype`, else fp32; Qwen3.5 copies `mamba_ssm_dtype`.
            Bytes(t) = bytes per block · Σ over groups of their blocks, for each sequence.
-           Not confirmed (read, not run; engines.md §7): the backend vLLM picks for Qwen3-Next
+           Not confirmed (read, not run; docs/engines.md §7): the backend vLLM picks for Qwen3-Next
            on SM90 (flashinfer_gdn=False for another), whether each Zamba2 shared-attention call
            gets its own KV layer (taken: yes), and the Kimi-Linear page (via `kimi_k3`).
            Attention layers with different KV sizes per token are refused, not unified. A
@@ -93,7 +93,8 @@ LLAMA_CPP_UBATCH = 512  # n_ubatch default
 LLAMA_CPP_SERVER_SLOTS = 4
 SGLANG_RADIX_SLOTS = 3  # MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO
 MAX_SPECULATIVE = 64
-# Families an engine does not run (docs/engines.md: registry and create_memory).
+# Families an engine does not run (docs/engines.md §1, vLLM's model registry; §2, llama.cpp's
+# create_memory).
 _NOT_SUPPORTED = {"vllm": {"minimax": "removed after vLLM 0.23.0",
                            "recurrent_gemma": "no RecurrentGemma model in vLLM"},
                   "llama.cpp": {"zamba2": "no Zamba2 arch in llama.cpp",
