@@ -23,35 +23,23 @@ tock    = @echo "$(1) $$(( ($$(date +%s%N) - $$(cat .cache/t-$(1))) / 1000000 ))
 tick_sh = date +%s%N > .cache/t-$(1)
 tock_sh = echo "$(1) $$(( ($$(date +%s%N) - $$(cat .cache/t-$(1))) / 1000000 ))" >> $(TIMES)
 
-.PHONY: serve test build venv system browser axe lint unit e2e bench clean
+.PHONY: serve test test-slow build venv system browser axe lint unit e2e bench clean
 
 serve: build
 	$(PY) serve.py --port $(PORT)
 
-# After the venv, the unit tests (no browser, no site) run while the site builds and Chromium
-# installs from apt; then lint and the browser tests. At the end: each phase's time (phases
-# overlap: total is the wall clock), the tests each directory collected, and one closing line.
+# The suite in two lanes of the same tests (tests/conftest.py says which test is in which):
+# `make test`, the gate, and `make test-slow`, what only repeats a path the gate takes, and every
+# hypothesis property at its full count. tests/lane.sh runs a lane after the venv: the tests
+# without a browser on two workers while the site builds and Chromium installs from apt, then
+# lint (the gate) and the browser tests on two workers; it prints each phase's time, the lane's
+# ten slowest tests, the tests each directory collected, and one closing line.
 PYTEST := $(PY) -m pytest -q -p no:cacheprovider
-test:
-	@mkdir -p .cache && rm -f $(TIMES) .cache/test-*.log && date +%s%N > .cache/t-total
-	@$(MAKE) --no-print-directory venv
-	@echo "unit tests (tests/sim tests/ui tests/site_build tests/js) run meanwhile; their output follows the browser tests'"
-	@( $(call tick_sh,unit); $(PYTEST) tests/sim tests/ui tests/site_build tests/js > .cache/test-unit.log 2>&1; \
-	   rc=$$?; $(call tock_sh,unit); exit $$rc ) & unit=$$!; \
-	$(MAKE) --no-print-directory -j2 --output-sync=target build browser axe && \
-	{ $(call tick_sh,lint); $(PY) -m ruff check . && $(call tock_sh,lint); } && \
-	( $(call tick_sh,e2e); $(PYTEST) -n 2 --dist worksteal tests/e2e 2>&1 | tee .cache/test-e2e.log; rc=$${PIPESTATUS[0]}; \
-	  $(call tock_sh,e2e); exit $$rc ); rc=$$?; \
-	wait $$unit; urc=$$?; \
-	echo "----- unit tests -----"; cat .cache/test-unit.log; \
-	echo "total $$(( ($$(date +%s%N) - $$(cat .cache/t-total)) / 1000000 ))" >> $(TIMES); \
-	echo "phase times (s):"; awk '{ printf "  %-8s %6.1f\n", $$1, $$2 / 1000 }' $(TIMES); \
-	grep -h "^tests collected per directory" .cache/test-unit.log .cache/test-e2e.log 2>/dev/null; \
-	cat .cache/test-unit.log .cache/test-e2e.log 2>/dev/null | awk ' \
-	  /^[0-9]+ (passed|failed)|^=+ .*(passed|failed)/ { for (i = 1; i < NF; i++) { \
-	    if ($$(i+1) ~ /^passed/) p += $$i; if ($$(i+1) ~ /^failed/) f += $$i; if ($$(i+1) ~ /^error/) e += $$i } } \
-	  END { printf "tests: %d passed, %d failed\n", p, f + e }'; \
-	[ $$rc = 0 ] && [ $$urc = 0 ]
+test: venv
+	@PY=$(PY) MAKE="$(MAKE)" bash tests/lane.sh gate
+
+test-slow: venv
+	@PY=$(PY) MAKE="$(MAKE)" bash tests/lane.sh slow
 
 unit: venv
 	$(PY) -m pytest -q tests/sim tests/ui tests/site_build tests/js

@@ -1,7 +1,8 @@
 """The built site in real Chromium (Playwright for Python, Debian's chromium).
 
 Every request is routed: anything not addressed to 127.0.0.1 is aborted and fails the test, and
-Chromium resolves every outside host to nothing. Screenshots land in screenshots/.
+Chromium resolves every outside host to nothing. Screenshots are taken with LAB_SHOTS=1 (they
+assert nothing, and each repaints every figure for print) and land in screenshots/.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SITE = Path(os.environ.get("LAB_SITE", ROOT / "dist" / "site"))
 SHOTS = ROOT / "screenshots"
+TAKE_SHOTS = os.environ.get("LAB_SHOTS") == "1"
 sys.path.insert(0, str(ROOT))
 
 from build import content_security_policy  # noqa: E402
@@ -295,8 +297,11 @@ def snapshot(page) -> list[str]:
 
 
 def shot(page, name: str) -> Path:
-    SHOTS.mkdir(exist_ok=True)
+    """A full-page screenshot as screenshots/<name>.png, with LAB_SHOTS=1 (else nothing)."""
     path = SHOTS / f"{name}.png"
+    if not TAKE_SHOTS:
+        return path
+    SHOTS.mkdir(exist_ok=True)
     # Figures scrolled out of view are paused (not repainted); printing repaints them all, and
     # a full-page picture needs them as printed.
     page.evaluate("""() => new Promise((resolve) => {
@@ -305,6 +310,13 @@ def shot(page, name: str) -> Path:
     })""")
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+def snap(target, name: str) -> None:
+    """A screenshot of what is on screen (a page's viewport or one element), with LAB_SHOTS=1."""
+    if TAKE_SHOTS:
+        SHOTS.mkdir(exist_ok=True)
+        target.screenshot(path=str(SHOTS / name))
 
 
 PAGE_SLUGS = [p.slug for p in PAGES]
@@ -319,15 +331,22 @@ AXE_JS = """() => axe.run(document, {resultTypes: ['violations']}).then((r) => r
   .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.length}) ${v.nodes[0].target.join(' ')}`))"""
 
 
+def axe_findings(page) -> list[str]:
+    """axe-core's moderate, serious and critical findings on the page as it is now."""
+    assert AXE.exists(), "axe-core is not installed: npm ci --prefix tests/e2e/node (make test does it)"
+    cdp = page.context.new_cdp_session(page)
+    try:
+        loaded = cdp.send("Runtime.evaluate", {"expression": AXE.read_text() + "\n;typeof axe"})
+        assert loaded["result"].get("value") == "object", loaded
+    finally:
+        cdp.detach()
+    return page.evaluate(AXE_JS)
+
+
 def assert_accessible(page) -> None:
     """axe-core finds no moderate, serious or critical problem on a live page in either theme (the one
     on screen, then the other through the Theme button); every figure that changes with t says
     what it shows, in numbers; steps are announced politely."""
-    assert AXE.exists(), "axe-core is not installed: npm ci --prefix tests/e2e/node (make test does it)"
-    cdp = page.context.new_cdp_session(page)
-    loaded = cdp.send("Runtime.evaluate", {"expression": AXE.read_text() + "\n;typeof axe"})
-    assert loaded["result"].get("value") == "object", loaded
-    cdp.detach()
     page.get_by_role("button", name="Reset", exact=True).click()
     page.get_by_role("button", name="Step", exact=True).click()
     painted(page)
@@ -337,7 +356,7 @@ def assert_accessible(page) -> None:
             page.locator("#btn-theme").click()
             page.wait_for_function("(t) => document.documentElement.dataset.theme === t", arg=theme)
             painted(page)
-        assert (theme, page.evaluate(AXE_JS)) == (theme, [])
+        assert (theme, axe_findings(page)) == (theme, [])
     alts = page.evaluate("""() => lab.player.groups
       .filter(([m, attrs]) => attrs.some(([a]) => a === '@alt'))
       .map(([m]) => { const el = lab.viewOf(m) && lab.viewOf(m).el;

@@ -2,8 +2,8 @@
 on the pages built ahead of time (the shell's doing alone: Python held back): the hybrid page's
 tabs are a real tab set, every control and group has a plain-text name, no plot canvas is a tab
 stop, one live region announces each step with its caption, axe-core finds nothing moderate or
-worse in either theme, a heatmap's zero is the theme's neutral (not white on a dark page), and
-the memory figures are in one unit. (test_site.py runs axe-core on every live page as well.)"""
+worse in either theme (on the live page: test_site.py, test_the_life_of_a_page), a heatmap's zero is
+the theme's neutral (not white on a dark page), and the memory figures are in one unit."""
 
 from __future__ import annotations
 
@@ -13,13 +13,11 @@ import re
 import pytest
 
 from tests.e2e.conftest import (
-    AXE,
-    AXE_JS,
     PAGE_SLUGS,
-    SHOTS,
     open_built,
     painted,
     shot,
+    snap,
 )
 
 pytestmark = pytest.mark.e2e
@@ -78,8 +76,7 @@ def test_the_hybrid_tabs_are_a_real_tab_set(context, server):
     assert shown[s["tabs"][1]["id"]] and not shown[s["tabs"][0]["id"]]
     painted(page)
     page.get_by_role("tab", name="Hugging Face config.json").scroll_into_view_if_needed()
-    SHOTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(SHOTS / "hybrid-tabs.png"))  # the tabs on screen, the second chosen
+    snap(page, "hybrid-tabs.png")  # the tabs on screen, the second chosen
     page.keyboard.press("Home")
     assert [t_["focused"] for t_ in tab_set(page)["tabs"]] == [True, False]
     page.keyboard.press("ArrowLeft")  # round to the last
@@ -126,13 +123,11 @@ def unnamed_and_marked_up(page) -> tuple[list, list, dict]:
         cdp.detach()
 
 
-@pytest.mark.parametrize("slug", PAGE_SLUGS)
-def test_every_control_and_group_has_a_plain_text_name(context, server, slug):
+def every_control_and_group_has_a_plain_text_name(page, slug):
     """Guards the names (assets/js/readers.js, the pages' labels): every control, group, tab and
     figure in the accessibility tree has a name, and none is read with markup or as "null"
     (a group was read "<label>Rule (step-by-step view)</label>", gates' rule picker had no name
     and its text box was "null", the hybrid page's file button had none)."""
-    page = built(context, server, slug)
     unnamed, marked, names = unnamed_and_marked_up(page)
     if slug == "hybrid":  # the config.json tab's controls too
         page.get_by_role("tab", name="Hugging Face config.json").click()
@@ -159,12 +154,10 @@ FOCUSABLE_CANVAS_JS = """() => {
 }"""
 
 
-@pytest.mark.parametrize("slug", PAGE_SLUGS)
-def test_no_plot_canvas_is_a_tab_stop(context, server, slug):
+def no_plot_canvas_is_a_tab_stop(page):
     """Guards readers.js's canvases out of the tab order: BokehJS makes every figure's events
     layer a tab stop (for tools that take keys; no figure here has one), so the keyboard
     passed through eight empty canvases on running-sum with a faint ring on each."""
-    page = built(context, server, slug)
     found = page.evaluate(FOCUSABLE_CANVAS_JS)
     assert found["layers"] > 0 and found["stops"] == 0, found
     page.locator("#btn-present").click()  # the presenter view re-renders figures
@@ -190,13 +183,11 @@ LIVE_JS = """() => {
 }"""
 
 
-@pytest.mark.parametrize("slug", PAGE_SLUGS)
-def test_one_live_region_announces_each_step_with_its_caption(context, server, slug):
+def one_live_region_announces_each_step_with_its_caption(page):
     """Guards one announcement a step: only #lab-say changes its text when t changes (the t
     readout, an <output>, was a second live region reading "1 / 16" on every step), and what
     it says is t and the page's caption on one line, at each step (chunkwise and random
     features said only "t = 1 of 16.")."""
-    page = built(context, server, slug)
     t_max = page.evaluate("lab.player.tMax")
     for t in (1, 2):
         before = dict(page.evaluate(LIVE_JS))
@@ -211,36 +202,6 @@ def test_one_live_region_announces_each_step_with_its_caption(context, server, s
         head = f"t = {t} of {t_max}."
         assert said.startswith(head) and len(said) > len(head) + 10, said  # a caption follows
         assert "\n" not in said and "<" not in said, said
-
-
-def axe_findings(page) -> list[str]:
-    cdp = page.context.new_cdp_session(page)
-    try:
-        loaded = cdp.send("Runtime.evaluate", {"expression": AXE.read_text() + "\n;typeof axe"})
-        assert loaded["result"].get("value") == "object", loaded
-    finally:
-        cdp.detach()
-    return page.evaluate(AXE_JS)
-
-
-@pytest.mark.parametrize("slug", PAGE_SLUGS)
-def test_axe_finds_nothing_moderate_or_worse_in_either_theme(context, server, slug):
-    """Guards the pages' heading order and everything else axe-core rates moderate, serious or
-    critical, in both themes (the check stopped at serious: every page went from h1 to h3)."""
-    assert "v.impact !== 'minor'" in AXE_JS  # moderate findings count (conftest.py)
-    page = built(context, server, slug)
-    page.get_by_role("button", name="Step", exact=True).click()
-    painted(page)
-    for theme in ("light", "dark"):
-        if page.evaluate("document.documentElement.dataset.theme") != theme:
-            page.locator("#btn-theme").click()
-            page.wait_for_function("(t) => document.documentElement.dataset.theme === t", arg=theme)
-            painted(page)
-        assert (theme, axe_findings(page)) == (theme, [])
-    if slug == "hybrid":
-        page.get_by_role("tab", name="Hugging Face config.json").click()
-        painted(page)
-        assert axe_findings(page) == []
 
 
 def luminance(hex_colour: str) -> float:
@@ -294,3 +255,13 @@ def test_the_memory_figures_are_in_one_unit(context, server):
       .filter((a) => a.visible && 'axis_label' in a).map((a) => a.axis_label || '')])""")
     assert len(labels) == 2, labels  # the bar chart and the plot beside it
     assert all(axis and all("bytes" in a for a in axis) for _, axis in labels), json.dumps(labels)
+
+
+@pytest.mark.parametrize("slug", PAGE_SLUGS)
+def test_names_tab_stops_and_one_live_region(context, server, slug):
+    """On one page built ahead of time (Python held back), every part joined: the names, the one
+    live region, then the canvases out of the tab order (last: it opens the presenter view)."""
+    page = built(context, server, slug)
+    one_live_region_announces_each_step_with_its_caption(page)
+    every_control_and_group_has_a_plain_text_name(page, slug)
+    no_plot_canvas_is_a_tab_stop(page)

@@ -9,7 +9,7 @@ player's old swap of frames (no value between, no phase). Screenshots: mid-easin
 from __future__ import annotations
 
 import pytest
-from conftest import SHOTS, open_built
+from conftest import open_built, snap
 
 pytestmark = pytest.mark.e2e
 
@@ -88,8 +88,7 @@ def test_a_step_paints_values_between_frame_t_and_t_plus_1(context, server):
     settle(page)
     # mid-easing, held there for the picture
     assert page.evaluate(HOLD_JS, ["tp-step", 0.5]) == "eased"
-    SHOTS.mkdir(exist_ok=True)
-    page.locator(".lab-main-view").first.screenshot(path=str(SHOTS / "animate-running-sum-mid.png"))
+    snap(page.locator(".lab-main-view").first, "animate-running-sum-mid.png")
     page.evaluate(RELEASE_JS)
     settle(page)
     assert visit.problems() == []
@@ -160,11 +159,10 @@ def test_the_delta_rules_overwrite_comes_in_its_phases_in_order(context, server)
         assert between(last["v"], a, b), f"the {phase} is not seen happening"
         settle(page)
     # a picture of each phase, the clock held in its middle
-    SHOTS.mkdir(exist_ok=True)
     for i, phase in enumerate(("read", "erase", "write")):
         page.evaluate("window.lab.player.seek(3)")
         assert page.evaluate(HOLD_JS, ["tp-step", (i + 0.5) / 3]) == phase
-        page.locator(".lab-view-states").first.screenshot(path=str(SHOTS / f"animate-gates-{phase}.png"))
+        snap(page.locator(".lab-view-states").first, f"animate-gates-{phase}.png")
         page.evaluate(RELEASE_JS)
         settle(page)
     assert visit.problems() == []

@@ -31,8 +31,17 @@ def query_of(page) -> dict[str, list[str]]:
     return parse_qs(urlparse(page.url).query, keep_blank_values=True)
 
 
-@pytest.mark.parametrize("case", list(CASES))
-def test_each_shell_key_keeps_t_steps_at_once_and_is_adopted(context, server, case):
+# Every key before Python in the gate; the live page's adoption there for t alone and for all
+# the keys together (adoption does not depend on which key the link carries), and for each key
+# alone in the slow lane.
+LIVE_IN_GATE = ("t", "all together")
+LINK_CASES = [pytest.param(case, live, id=f"{case}-{'live' if live else 'before-python'}",
+                           marks=[pytest.mark.slow] if live and case not in LIVE_IN_GATE else [])
+              for case in CASES for live in ((True,) if case in LIVE_IN_GATE else (False, True))]
+
+
+@pytest.mark.parametrize(("case", "live"), LINK_CASES)
+def test_each_shell_key_keeps_t_steps_at_once_and_is_adopted(context, server, case, live):
     page = context.new_page()
     visit = watch(page)
     held = hold_python(page)
@@ -46,6 +55,9 @@ def test_each_shell_key_keeps_t_steps_at_once_and_is_adopted(context, server, ca
     page.wait_for_function("window.lab?.player.t === 4")
     assert page.locator("#btn-csv").is_enabled(), case
     assert page.locator("#lab-notice-text").inner_text() == "", case
+    if not live:
+        assert visit.problems() == []
+        return
     for route in held:
         route.continue_()
     page.unroute("**/pyodide/pyodide.asm.wasm")
@@ -74,7 +86,10 @@ BAD = {
 }
 
 
-@pytest.mark.parametrize("key", list(BAD))
+# t (a number the player owns) and view (markup in a name) in the gate; the others, each
+# another entry of the same contract, in the slow lane.
+@pytest.mark.parametrize("key", [pytest.param(key, marks=[] if key in ("t", "view") else [pytest.mark.slow])
+                                 for key in BAD])
 def test_bad_shell_values_are_named_dropped_and_stay_beside_pythons_notices(context, server, key):
     """Each bad value of a shell key is named (shortened), dropped from the link once live, and
     its notice is still there after Python took over, next to Python's own (an unknown key)."""

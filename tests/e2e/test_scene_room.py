@@ -43,7 +43,7 @@ FIRST_INK_JS = """() => {
 }"""
 
 
-@pytest.mark.parametrize("screen", [(1280, 720), (1366, 768)])
+@pytest.mark.parametrize("screen", [(1280, 720), pytest.param((1366, 768), marks=pytest.mark.slow)])
 def test_running_sums_outputs_scene_shows_the_outputs_as_a_figure(browser, server, screen):
     """The outputs scene holds the heatmap of o both ways (every pair, the state) with cell
     numbers ≥ 16 px, the page does not scroll, nothing is cut, by its link and by its key."""
@@ -70,7 +70,8 @@ def test_running_sums_outputs_scene_shows_the_outputs_as_a_figure(browser, serve
     ctx.close()
 
 
-@pytest.mark.parametrize("scene", SCENES["gates"])
+@pytest.mark.parametrize("scene", [pytest.param(scene, marks=[] if i == 0 else [pytest.mark.slow])
+                                   for i, scene in enumerate(SCENES["gates"])])
 def test_every_gates_scene_starts_at_the_stages_top(browser, server, scene):
     """No empty band above a gates scene's first heading or text: its first ink is within
     TOP_MARGIN_PX of the stage area's top."""

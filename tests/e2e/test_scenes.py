@@ -140,7 +140,10 @@ def test_scene_keys_leave_the_page_alone_outside_the_presenter_view(browser, ser
     ctx.close()
 
 
-@pytest.mark.parametrize("slug", list(SCENES))
+# One page's in the gate: the link's view takes the path the scene keys take (test_keys_pick_…);
+# the other pages' in the slow lane.
+@pytest.mark.parametrize("slug", [pytest.param(slug, marks=[] if i == 0 else [pytest.mark.slow])
+                                  for i, slug in enumerate(SCENES)])
 def test_a_view_in_the_link_opens_that_scene_in_the_presenter_view(browser, server, slug):
     """&view=<name> in the presenter view shows that scene, fitted (running-sum's cost, a part
     the overview leaves out, had shown an empty stage); leaving with p shows the whole page."""

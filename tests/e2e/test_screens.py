@@ -7,7 +7,16 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import PAGE_SLUGS, hold_python, open_built, painted, shot, wait_ready, watch
+from tests.e2e.conftest import (
+    PAGE_SLUGS,
+    hold_python,
+    open_built,
+    painted,
+    shot,
+    snap,
+    wait_ready,
+    watch,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -54,14 +63,25 @@ def fitted_after(page, count: int) -> None:
                            " && !document.documentElement.classList.contains('fitting')", timeout=60_000)
 
 
-@pytest.mark.parametrize("font", ["shipped", "blocked"])
-@pytest.mark.parametrize("slug", PAGE_SLUGS)
-def test_presenter_view_fits_one_screen_at_every_size(browser, server, slug, font):
+# The gate fits every page on a projector with the shipped font, and running-sum and gates (the
+# most and the tallest figures) at every size with either font; the slow lane the rest of the
+# matrix, every page × every size × both fonts.
+EVERY_SIZE = ("running-sum", "gates")
+FITS = [pytest.param(slug, font, sizes, id=f"{slug}-{font}-{sizes}",
+                     marks=[] if slug in EVERY_SIZE or (font, sizes) == ("shipped", "projector")
+                     else [pytest.mark.slow])
+        for slug in PAGE_SLUGS for font in ("shipped", "blocked")
+        for sizes in (("every-size",) if slug in EVERY_SIZE or font == "blocked" else ("projector", "every-size"))]
+
+
+@pytest.mark.parametrize(("slug", "font", "sizes"), FITS)
+def test_presenter_view_fits_one_screen_at_every_size(browser, server, slug, font, sizes):
     """At 1280×720, 1366×768 and 1920×1080 the main figures and the transport are on screen,
     the page does not scroll and the figures fill it, at a readable scale (never a thumbnail),
     with the site's own font and with it blocked (the system's fonts: the fit measures what is
     drawn). The fit is the shell's: Python is held back (its takeover, which adopts the page on
-    screen, moves nothing: test_presenter.py)."""
+    screen, moves nothing: test_presenter.py). ``sizes``: every size, or the projector's alone."""
+    screens = PRESENTER_SIZES if sizes == "every-size" else PRESENTER_SIZES[:1]
     w0, h0 = PRESENTER_SIZES[0]
     ctx = browser.new_context(service_workers="block", viewport={"width": w0, "height": h0})
     page = ctx.new_page()
@@ -73,7 +93,7 @@ def test_presenter_view_fits_one_screen_at_every_size(browser, server, slug, fon
     wait_ready(page)
     fitted_after(page, 0)
     assert page.evaluate(TOOLBARS_JS) == []
-    for i, (w, h) in enumerate(PRESENTER_SIZES):
+    for i, (w, h) in enumerate(screens):
         if i:
             count = page.evaluate("window.lab.state.fitted")
             page.set_viewport_size({"width": w, "height": h})
@@ -112,8 +132,8 @@ def test_presenter_view_fits_one_screen_at_every_size(browser, server, slug, fon
     page.keyboard.press("t")  # the dark theme: the same layout, dark figures
     page.wait_for_function("document.documentElement.dataset.theme === 'dark'")
     painted(page)
-    assert page.evaluate(LAYOUT_JS)["scrollH"] <= PRESENTER_SIZES[-1][1]
-    shot(page, f"{slug}-present-dark-{PRESENTER_SIZES[-1][0]}x{PRESENTER_SIZES[-1][1]}")
+    assert page.evaluate(LAYOUT_JS)["scrollH"] <= screens[-1][1]
+    shot(page, f"{slug}-present-dark-{screens[-1][0]}x{screens[-1][1]}")
     assert visit.problems() == []  # a blocked font too: no error (lab.js drops the family)
     ctx.close()
 
@@ -161,7 +181,7 @@ def test_phone_keeps_the_transport_and_the_stepped_figure_in_view(browser, serve
     page.wait_for_function("scrollY > 0")
     painted(page)
     assert page.evaluate(LAYOUT_JS)["transport"]
-    page.screenshot(path=str(shot_path.with_name("running-sum-phone-scrolled.png")))
+    snap(page, shot_path.with_name("running-sum-phone-scrolled.png").name)
     ctx.close()
 
 
@@ -293,7 +313,7 @@ SHOWN_JS = """() => [...lab.player.doc.all_models]
 def test_the_worked_example_chosen_live_shows_what_its_link_shows(context, server):
     """Choosing "worked example" on the live page once hid the k/v/q tokens plot and left the
     Tokens T slider (a later variable in the layout's code shadowed the slider)."""
-    from tests.e2e.conftest import SHOTS, open_page  # noqa: PLC0415
+    from tests.e2e.conftest import open_page  # noqa: PLC0415
 
     page = open_page(context, f"{server.url}running-sum.html").page
     page.get_by_role("button", name="worked example", exact=True).click()
@@ -303,7 +323,7 @@ def test_the_worked_example_chosen_live_shows_what_its_link_shows(context, serve
     assert chosen["Tokens: key k, value v, query q"] and not chosen["Tokens T"], chosen
     # the first screen, while this tab is in front (a background tab paints no frame, and its
     # screenshot waited for one until it timed out)
-    page.screenshot(path=str(SHOTS / "running-sum-worked-example-live.png"))
+    snap(page, "running-sum-worked-example-live.png")
     linked = open_page(context, f"{server.url}running-sum.html?preset=worked+example").page
     painted(linked)
     assert dict(linked.evaluate(SHOWN_JS)) == chosen

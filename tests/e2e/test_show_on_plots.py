@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import open_page, painted, shot, t_of
+from tests.e2e.conftest import open_page, painted, shot, snap, t_of
 
 pytestmark = pytest.mark.e2e
 
@@ -53,7 +53,7 @@ def test_show_it_on_the_plots_brings_them_into_view(context, server, slug):
     assert 0 <= where["mainTop"] < where["h"] / 2, where
     assert "Step" in hint.inner_text(), hint.inner_text()
     shot_path = shot(page, f"{slug}-show-on-plots")
-    page.screenshot(path=str(shot_path.with_name(f"{slug}-show-on-plots-viewport.png")))
+    snap(page, shot_path.with_name(f"{slug}-show-on-plots-viewport.png").name)
     t0 = t_of(page)
     page.get_by_role("button", name="Step", exact=True).click()
     page.wait_for_function("(t) => window.lab.player.t === t + 1", arg=t0)

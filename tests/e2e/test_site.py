@@ -1,6 +1,6 @@
 """The built site: every page shows its plots and steps before Python has started, goes live
-offline-clean, keeps t across the takeover, recomputes on a setting, passes the accessibility
-check in both themes, and computes what CPython computes."""
+from its memory snapshot offline-clean, keeps t and every box across the takeover, recomputes on
+a setting, passes the accessibility check in both themes, and computes what CPython computes."""
 
 from __future__ import annotations
 
@@ -9,12 +9,15 @@ import json
 import numpy as np
 import pytest
 
+from sitebuild.runtime import GZIPPED, gzipped_sizes
 from tests.e2e.conftest import (
+    AXE_JS,
     PAGE_SLUGS,
     READER_SCROLLS_JS,
     UNBUILT_JS,
     Server,
     assert_accessible,
+    axe_findings,
     hold_python,
     open_page,
     painted,
@@ -40,11 +43,36 @@ def test_index_links_every_page(context, server):
     assert visit.problems() == []
 
 
+# The transport's boxes, before and after the takeover (test_the_life_of_a_page).
+BOXES_JS = """() => Object.fromEntries(['.lab-transport', '#tp-step', '#tp-play'].map((sel) => {
+  const r = document.querySelector(sel).getBoundingClientRect();
+  return [sel, [r.left, r.top, r.width, r.height].map((x) => Math.round(x * 10) / 10)];
+}))"""
+
+
+def close(a: list[float], b: list[float]) -> bool:
+    return all(abs(x - y) <= 1 for x, y in zip(a, b))
+
+
+def config(page) -> dict:
+    return json.loads(page.evaluate("document.getElementById('lab-config').textContent"))
+
+
 @pytest.mark.parametrize("slug", PAGE_SLUGS)
-def test_steps_before_python_and_after_it_takes_over(context, server, slug):
-    """With Python's runtime held back, the plots are there and Step, Back, Play and the
-    timeline work; once it is let through, the live page takes over at the same t, a setting
-    recomputes the run, and the live page passes the accessibility check in both themes."""
+def test_the_life_of_a_page(context, server, site, slug):
+    """A page's whole life in one visit, as a reader has it:
+    - before Python (its runtime held back): the plots are there, the formulas typeset, every
+      part joins, and Step, Back, Play and the timeline work;
+    - the start: Python restores the page's memory snapshot in a worker, its files asked for
+      once, early and gzipped, and adopts the page on screen (nothing made or rendered again) at
+      the same t, with the same picture;
+    - the takeover moves nothing: the transport's boxes stay put (within 1 px), a click where
+      Step was is a click on Step, and the start-up line said what it waited for;
+    - live: a setting recomputes the run, and axe-core finds nothing moderate or worse in
+      either theme (hybrid: on its config.json tab too), every figure says what it shows.
+    (Before this test these were three visits, three Python starts a page.)"""
+    asked = []
+    context.on("request", lambda r: asked.append(r.url.rsplit("/", 1)[-1]) if "/pyodide/" in r.url else None)
     page = context.new_page()
     visit = watch(page)
     held = hold_python(page)
@@ -77,7 +105,13 @@ def test_steps_before_python_and_after_it_takes_over(context, server, slug):
     page.get_by_role("button", name="Back", exact=True).click()
     assert t_of(page) == t - 1
     held_t = t_of(page)
+    painted(page)
     at_held_t = snapshot(page)
+    status = page.locator("#lab-status")
+    assert status.is_visible()
+    said = page.locator("#lab-stage").inner_text()
+    boxes = page.evaluate(BOXES_JS)
+    shot(page, f"{slug}-takeover-before")
 
     assert held, "the Python runtime was not requested, so not held back"
     for route in held:
@@ -89,13 +123,49 @@ def test_steps_before_python_and_after_it_takes_over(context, server, slug):
     assert t_of(page) == held_t, "the takeover lost t"
     assert snapshot(page) == at_held_t, "the live page shows another picture at the same t"
     assert page.locator("#lab-app-live").count() == 0 and page.locator("#lab-app").count() == 1
+    # the page object and its document came made in the snapshot (ui.worker.premake), the
+    # very ones the page on screen was built from: nothing was made or rendered again
+    steps = page.evaluate("window.lab.timings.python")
+    assert "premade" in steps and "adopt" in steps and not {"page object", "document", "json"} & set(steps), steps
+    assert page.evaluate("window.lab.timings.snapshot") is True
+    assert config(page)["worker"]["snapshot"]["heap"] == f"pyodide/lab-snapshot-{slug}.bin.gz"
+    # the runtime's wasm compiled early, as it downloaded (py-worker.js downloadEarly), before
+    # the restore, and fetched once: Pyodide's own fetch of it was given the early one's copy
+    marks = page.evaluate("window.lab.timings.worker")
+    assert marks["compiled"] <= marks["restored"], marks
+    assert asked.count("pyodide.asm.wasm") == 1, asked
+    # the standard library came gzipped (sitebuild/runtime.py: GZIPPED), never as it is
+    assert config(page)["worker"]["gzipped"] == gzipped_sizes(site) and list(gzipped_sizes(site)) == list(GZIPPED)
+    assert not set(GZIPPED) & set(asked), asked
+    # every file the restore needs was asked for once, before Pyodide's own script (its
+    # downloads do not wait for the two scripts, nor Pyodide's start for them)
+    early = ["pyodide.asm.wasm", "python_stdlib.zip.gz", "pyodide-lock.json",
+             f"lab-snapshot-{slug}.bin.gz", "lab-packages.bin.gz"]
+    assert all(asked.count(name) == 1 for name in early), asked
+    assert max(asked.index(name) for name in early) < asked.index("pyodide.js"), asked
+    # Python is in the worker: the page's own scope has no Pyodide and never loaded it
+    assert page.evaluate("typeof loadPyodide") == "undefined"
+    assert not page.evaluate("[...document.scripts].some((s) => s.src.includes('pyodide.js'))")
+    # restored whole: numpy's compiled modules work, and so does the page's own Python
+    assert page.evaluate("window.lab.py.run('import numpy; str(round(numpy.linalg.det(numpy.eye(3) * 2), 9))')") == "8.0"
+
+    # nothing moved at the takeover: a click where Step was before it is a click on Step
+    assert not status.is_visible()
+    after = page.evaluate(BOXES_JS)
+    assert all(close(boxes[k], after[k]) for k in boxes), (boxes, after)
+    x, y, w, h = boxes["#tp-step"]
+    hit = page.evaluate("([x, y]) => document.elementFromPoint(x, y).id", [x + w / 2, y + h / 2])
+    assert hit == "tp-step", hit
+    page.mouse.click(x + w / 2, y + h / 2)
+    page.wait_for_function("(t) => window.lab.player.t === t + 1", arg=held_t, timeout=5_000)
+    assert said == "Getting the settings ready…", said
+    shot(page, f"{slug}-takeover-after")
+
     # the exercise's answer field (disabled in the page built ahead of time) takes answers now
     answer = page.evaluate("[...lab.player.doc.all_models].filter((m) => m.title === 'Your answer')"
                            ".map((m) => [m.disabled, m.placeholder])")
     assert len(answer) == (slug in GENERATORS), answer
     assert all(not disabled and "Python" not in hint for disabled, hint in answer), answer
-    step.click()
-    assert t_of(page) == held_t + 1
     # a setting: the first enabled slider or radio group of the page, changed by keyboard
     settings = page.evaluate("location.search.split('&t=')[0]")
     control = page.locator("#lab-app .noUi-handle").first
@@ -104,7 +174,12 @@ def test_steps_before_python_and_after_it_takes_over(context, server, slug):
     page.wait_for_function("(q) => !location.search.includes(q)", arg=settings, timeout=30_000)
     assert page.evaluate("window.lab.player.tMax") >= 1
     shot(page, slug)
+    assert "v.impact !== 'minor'" in AXE_JS  # moderate findings count (conftest.py)
     assert_accessible(page)  # on this live page: a Python start costs seconds
+    if slug == "hybrid":  # the config.json tab's controls too
+        page.get_by_role("tab", name="Hugging Face config.json").click()
+        painted(page)
+        assert axe_findings(page) == []
     assert visit.problems() == []
 
 

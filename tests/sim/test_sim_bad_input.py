@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lanes import examples
 
 import sim
 import sim.engines
@@ -241,7 +242,7 @@ def test_the_good_values_are_accepted(module: str, name: str, function: Any) -> 
 
 @pytest.mark.parametrize("module, name, function", FUNCTIONS,
                          ids=[f"{m}.{n}" for m, n, _ in FUNCTIONS])
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_bad_values_are_refused_by_name(module: str, name: str, function: Any, data) -> None:
     args = _good_arguments(module, name, function)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lanes import examples
 from sim_helpers import make_inputs, make_params
 
 import sim
@@ -26,7 +27,7 @@ def test_supported_rules() -> None:
     assert CHUNKWISE_RULES == tuple(r for r in sim.RULES if r != "softmax")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(rule=st.sampled_from(CHUNKWISE_RULES), T=st.integers(1, 40), C=st.integers(1, 45),
        d_k=st.integers(1, 6), d_v=st.integers(1, 5), seed=st.integers(0, 10_000),
        low=st.sampled_from([0.05, 0.5, 1.0]), with_initial=st.booleans())

@@ -8,6 +8,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lanes import examples
 
 from sim.cache import KINDS, Model, cache_report, load_model, parse_model_text
 
@@ -15,7 +16,7 @@ FIELDS = ["kind", "count", "label", "parallel", "kv_heads", "head_dim", "window"
           "heads", "qk_head_dim", "v_head_dim", "state_shape", "conv_channels", "conv_kernel",
           "name", "layers", "source"]
 MARKUP = ["<img src=x onerror=alert(7)>", "\x1b[31m", "\u202e", "\n", "\ud800", "</script>"]
-SETTINGS = settings(max_examples=150, deadline=1000,
+SETTINGS = settings(max_examples=examples(150), deadline=1000,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
@@ -160,7 +161,7 @@ def test_the_properties_saw_models_load() -> None:
     own: not after the other tests in file order), more than 20 load."""
     loaded: list[int] = []
 
-    @settings(SETTINGS, max_examples=200, derandomize=True)
+    @settings(SETTINGS, max_examples=examples(200), derandomize=True)
     @given(models)
     def draw(config: dict) -> None:
         if _answer(lambda: load_model(_strip_raw(config))) is not None:

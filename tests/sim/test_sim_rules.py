@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lanes import examples
 from sim_helpers import make_inputs, make_params, step_through
 
 import sim
@@ -27,7 +28,7 @@ def test_rule_names_and_info() -> None:
     assert all("S_t" in sim.RULE_INFO[r].equation for r in RECURRENT)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(rule=st.sampled_from(sim.RULES), T=st.integers(1, 12), d_k=st.integers(1, 6),
        d_v=st.integers(1, 5), seed=st.integers(0, 10_000), low=st.sampled_from([0.05, 0.5, 1.0]),
        with_initial=st.booleans())

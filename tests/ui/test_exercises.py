@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lanes import examples
 
 from sim import exercises as sim_exercises
 from ui.app import prerender
@@ -79,7 +80,7 @@ def test_typed_markup_is_shown_as_text():
         assert "<img" not in html and "<b>" not in html and "<script" not in html
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(typed=st.text(max_size=80), slug=st.sampled_from(sorted(GENERATORS)),
        seed=st.integers(0, 20))
 def test_any_typed_text_gets_feedback_never_an_exception(typed, slug, seed):

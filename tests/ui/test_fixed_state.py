@@ -313,7 +313,7 @@ def test_url_round_trip(page, build):
     fresh = build(FixedStatePage)
     assert apply_query(fresh, query + "&t=23") == []
     assert to_query(fresh) == query
-    fresh.show(23)  # t is the player's (assets/player.js reads it from the link)
+    fresh.show(23)  # t is the player's (assets/js/player.js reads it from the link)
     assert same(snapshot(fresh), snapshot(page))
 
 

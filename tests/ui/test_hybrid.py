@@ -15,6 +15,7 @@ from bokeh.models import HoverTool
 from helpers import columns, same
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lanes import examples
 
 from sim import cache, engines, gpus, weights
 from sim.presets import PRESET_HF_CONFIGS
@@ -313,7 +314,7 @@ def test_the_error_message_shows_markup_as_text(page):
     assert page.info.text == ""
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.one_of(st.text(max_size=300), st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(

@@ -9,7 +9,13 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from sitebuild import ROOT
+
+# The slow lane's: the gate takes the same path in every page's life (tests/e2e/test_site.py: the
+# worker adopts the premade page, nothing made again), and the build checks each page's ids.
+pytestmark = pytest.mark.slow
 
 # A document's text, but for Panel's link tags (the id() of a Python object, as in
 # test_panel_private), and its ids' digest.

@@ -3,8 +3,11 @@
 "Key correlation ρ" once stayed active with orthonormal keys, RetNet's γ without RetNet and
 gates' decay gate α with no rule that reads it: a student moved them and nothing happened.
 Guarded here on every page, for its defaults and for each other choice of each of its choices
-(selectors and switches): every setting shown (it and every layout around it visible) and
-enabled changes what the page draws when it is changed.
+(selectors and switches), and with the settings a setting is shown with (`Page.only_with`):
+every setting shown (it and every layout around it visible) and enabled changes what the page
+draws when it is changed; and every setting of the page is shown in one of those, where another
+value of it runs with no notice and changes the picture ("every control changes the picture",
+which was a test of its own per setting, building a page each: folded in here).
 """
 
 from __future__ import annotations
@@ -50,9 +53,11 @@ def looks(page) -> dict:
 
 
 def choices(cls) -> list[dict]:
-    """The defaults, then other values of each selector and switch, one at a time."""
+    """The defaults, the settings each setting is shown with, then other values of each
+    selector and switch, one at a time."""
     page = cls()
     out = [{}]
+    out += [dict(with_) for with_ in cls.only_with.values() if dict(with_) not in out]
     for name in page.settings():
         p = page.param[name]
         if name != "exercise" and isinstance(p, (param.Selector, param.Boolean)):
@@ -63,7 +68,7 @@ def choices(cls) -> list[dict]:
 
 @pytest.mark.parametrize("slug", list(CLASSES))
 def test_every_setting_shown_changes_the_picture(build, slug):
-    cls, idle = CLASSES[slug], []
+    cls, idle, applies = CLASSES[slug], [], set()
     for settings in choices(cls):
         try:
             page = build(cls, **settings)
@@ -73,21 +78,23 @@ def test_every_setting_shown_changes_the_picture(build, slug):
             continue
         page.show(min(3, page.run.t_max))
         for name in shown_settings(page):
-            if name in cls.no_recompute or (slug, name) in OWN_BUTTON:
-                continue
             before, was = looks(page), getattr(page, name)
             changed = False
-            for value in other_values(page, name)[:2]:
+            for value in other_values(page, name):  # nearest first, until one runs and shows
                 try:
                     setattr(page, name, value)
                 except ValueError:
                     continue
-                changed = bool(page.notice) or not same(looks(page), before)
-                page.notice = ""
-                if changed:
+                differs = not same(looks(page), before)
+                changed = changed or bool(page.notice) or differs
+                if differs and not page.notice and getattr(page, name) == value:
+                    applies.add(name)
                     break
+                page.notice = ""
             setattr(page, name, was)
-            if not changed:
+            if not changed and name not in cls.no_recompute and (slug, name) not in OWN_BUTTON:
                 idle.append((slug, str(settings), name))
     known = {k for k in KNOWN if k[0] == slug}
     assert set(idle) == known, f"{slug}: shown and enabled, but changing them changes nothing: {idle}"
+    every = set(cls.settings())  # the exercise and hybrid's custom model too: set, they change it
+    assert every - applies == set(), f"{slug}: never shown with another value that runs and changes the picture"

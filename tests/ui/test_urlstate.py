@@ -8,6 +8,7 @@ import panel as pn
 import param
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lanes import examples
 
 from ui.page import Page, Run
 from ui.urlstate import SHELL_KEYS, apply_query, link_contract, to_query
@@ -73,7 +74,7 @@ def test_enormous_and_markup_values_are_shortened_plain_text():
     assert all("\n" not in n for n in notices)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["d", "b", "normalize", "rule", "rules", "t", "x", ""]),
                           st.text(max_size=40)), max_size=6))
 def test_any_link_gives_a_valid_page_and_one_line_notices(pairs):
@@ -125,7 +126,7 @@ def test_the_shell_keys_are_left_to_the_shell():
 
 
 def test_the_link_contract_is_what_the_shell_reads():
-    """Stated once here; build.py writes it into each page; assets/lab.js reads nothing else."""
+    """Stated once here; build.py writes it into each page; the shell (assets/js/config.js) reads nothing else."""
     page = Knobs()
     contract = link_contract(page)
     assert contract["shell"] is SHELL_KEYS
