@@ -31,6 +31,12 @@ export const $ = (id) => document.getElementById(id);
 export const root = () => document.documentElement;
 export const presenting = () => document.documentElement.classList.contains("present");
 export const embedded = () => document.documentElement.classList.contains("embed");
+// Does the link ask for an embed (?embed=1)? Read from the link itself, as boot-early.js reads it
+// (the last value counts), for early.js, which may run before boot-early.js has set the class.
+export function embedAsked(search = location.search, shell = linkContract().shell) {
+  const all = new URLSearchParams(search).getAll("embed");
+  return all.length > 0 && shell.embed.on.includes(all[all.length - 1].trim().toLowerCase());
+}
 
 // Two animation frames: what was changed before is on screen.
 export const twoFrames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));

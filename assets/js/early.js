@@ -6,7 +6,9 @@
 // six connections, then for the main thread); starting the worker from the classic
 // boot-early.js instead (0.25 s) made no page live sooner and the first plot later: the start
 // is bound by CPU, not by this order.
-// python.js takes the worker over (main.js starts it if this one did not run).
+// python.js takes the worker over (main.js starts it if this one did not run). An embed
+// (?embed=1) starts nothing here: its Python waits until it is wanted, in view (wanted.js).
+import { embedAsked } from "./config.js";
 import { startWorker } from "./worker-start.js";
 
-try { startWorker(); } catch (err) { /* python.js starts it again and says what failed */ }
+try { if (!embedAsked()) startWorker(); } catch (err) { /* python.js starts it again and says what failed */ }

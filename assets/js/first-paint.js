@@ -50,7 +50,7 @@ export async function showPrerendered() {
   afterRender(jsdoc);
   if (state.ownSettings) document.body.classList.add("lab-waiting");
   else enableTransport(true);
-  stage("rest", waitingFor(), "building the rest of the page", 0.02);
+  if (state.stage !== "cold") stage("rest", waitingFor(), "building the rest of the page", 0.02);  // an embed waiting to be wanted says so
   watchFigures(jsdoc);
   // The plots are on screen once the frame after them has been painted.
   requestAnimationFrame(() => requestAnimationFrame(() => { timings.firstPlot = performance.now(); }));

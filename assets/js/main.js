@@ -30,6 +30,7 @@ import { watchShare } from "./share.js";
 import { readOnly, state, timings } from "./state.js";
 import { watchTheme } from "./theme.js";
 import { watchTransport } from "./transport.js";
+import { startWhenWanted } from "./wanted.js";
 
 timings.start = performance.now();
 window.lab = { timings, state: readOnly(state), player, restyle, viewNames, viewOf, partsOf: kids,
@@ -57,10 +58,11 @@ const pageScripts = new Promise((resolve) => {
   else document.addEventListener("DOMContentLoaded", resolve, { once: true });
 });
 // Python's worker starts at once (early.js) and downloads while this thread draws the page
-// built ahead of time. Once its plots are on screen the worker hears what the page shows (to
-// adopt it) and starts Python, and the formulas are typeset; the parts set aside join once the
-// page is live (later.js), and then the page's height is final.
-start();
+// built ahead of time; an embed's waits until it is wanted, in view (wanted.js). Once its plots
+// are on screen the worker hears what the page shows (to adopt it) and starts Python, and the
+// formulas are typeset; the parts set aside join once the page is live (later.js), and then the
+// page's height is final.
+startWhenWanted(start);
 pageScripts.then(showPrerendered)
   .catch((err) => console.error("first paint:", err))
   .then(() => { describePage(); twoFrames().then(typeset); return state.joined; })  // typeset once the plots are painted

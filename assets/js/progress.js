@@ -9,6 +9,7 @@ const MB = (n) => (n / 1e6).toFixed(1);
 export function stage(name, label, figures, fraction) {
   state.stage = name;
   if (!$("lab-stage")) return;  // the worker is quicker than the page's body: the next one shows
+  $("lab-status").dataset.stage = name;  // lab.css: no bar while nothing loads ("cold")
   $("lab-stage").textContent = label;
   $("lab-figures").textContent = figures || "";
   if (fraction !== undefined) $("lab-bar").style.width = `${Math.round(100 * Math.min(1, fraction))}%`;
@@ -18,6 +19,13 @@ export function stage(name, label, figures, fraction) {
 export const waitingFor = () => state.ownSettings
   ? "Getting this link's own settings ready…"
   : "Getting the settings ready…";
+
+// An embed whose Python waits until it is wanted (wanted.js): nothing loads, and the line says
+// what will start it and what works meanwhile. It stays until Python starts (first-paint.js
+// leaves it), then the usual progress replaces it.
+export const COLD = "The settings start when you use them.";
+export const COLD_FIGURES = "Step, Back and Play work now.";
+export const coldStage = () => stage("cold", COLD, COLD_FIGURES, 0);
 
 // Python could not start. With the page built ahead of time on screen, say what still works.
 export function fail(what, todo, detail) {

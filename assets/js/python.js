@@ -5,7 +5,7 @@
 //
 // The shell calls:
 //   start()               takes over the worker early.js started from the page's head (or
-//                         starts it), and listens to it
+//                         starts it: an embed, once wanted), and listens to it
 //   describePage()        once the page built ahead of time is on screen: the worker makes the
 //                         live page (it adopts the one on screen when the link has no settings
 //                         of its own)
@@ -28,7 +28,7 @@ let live = null;  // the linked BokehJS document
 let busy = false;  // the worker is handling a change
 let waiting = [];  // changes made meanwhile (the latest per model and property)
 let patching = 0;  // applying the worker's patch: nothing of it goes back
-let pageSent = false;
+let pageWanted = false;  // the page on screen is ready to be described (describePage was called)
 let inbox = Promise.resolve();  // messages handled one at a time, in order
 const replies = new Map();
 let calls = 0;
@@ -122,8 +122,7 @@ function failed(message) {
     console.warn(`Python's snapshot could not be restored (${message.detail}): starting the normal way.`);
     worker.terminate();
     inbox = Promise.resolve();
-    start(false);
-    if (pageSent) describePage();
+    start(false);  // tells the new worker what is on screen
     return;
   }
   if (message.kind === "scripts") {
@@ -173,6 +172,7 @@ export function start(fromSnapshot = true) {
   });
   worker.onerror = (event) => fail("The simulator could not start.",
     "Reload the page. If it happens again, please report it with the details below.", String(event.message || event));
+  if (pageWanted) describePage();  // an embed started after its first paint (wanted.js)
 }
 
 // What the worker makes the live page from: the link's query, and the ids of the document on
@@ -181,8 +181,10 @@ export function pageInfo(search = location.search) {
   const doc = state.prerendered && !state.ownSettings ? player.doc : null;
   return { search, ids: doc ? player.ids(doc) : null, defaults: pageConfig().link.defaults, t: player.t };
 }
+// Called once the page built ahead of time is on screen; before Python has started (an embed
+// waiting to be wanted), start() sends it, with the t stepped to meanwhile.
 export function describePage() {
+  pageWanted = true;
   if (!worker) return;
-  pageSent = true;
   post(names().page, { page: pageInfo() });
 }

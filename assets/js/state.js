@@ -8,7 +8,8 @@
 // ownSettings   link.js         first-paint, takeover, python, ...    the link asks for settings the page built ahead of time lacks
 // view          link.js         first-paint, theme, presenter, scenes ?view=<name> ("" for the whole page; setView: a scene)
 // settingsQuery python.js       link, presenter                       the settings' query, from Python (null before)
-// stage         progress.js     progress                              the start-up stage on show ("runtime", "packages", ...)
+// stage         progress.js     progress, first-paint                 the start-up stage on show ("cold", "runtime", "packages", ...)
+// python        wanted.js       wanted, tests                         Python's start: "waiting" (an embed, until wanted and in view), "started"
 // failed        progress.js     python, tests                         what could not start (a sentence), or null
 // prerendered   first-paint.js  takeover, python, tests               the page built ahead of time is on screen
 // mainAside     first-paint.js  presenter                             main views were set aside (the fit waits for them)
@@ -30,6 +31,7 @@ export const state = {
   view: "",
   settingsQuery: null,
   stage: "",
+  python: "",
   failed: null,
   prerendered: false,
   mainAside: false,

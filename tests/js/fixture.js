@@ -48,7 +48,7 @@ export function fakeDocument() {
   const elements = {};
   const classes = new Set();
   const element = (id) => ({
-    id, textContent: "", hidden: true, value: "", title: "", attrs: {},
+    id, textContent: "", hidden: true, value: "", title: "", attrs: {}, dataset: {},
     setAttribute(k, v) { this.attrs[k] = String(v); }, getAttribute(k) { return this.attrs[k] ?? null; },
     style: { setProperty() {} },
   });

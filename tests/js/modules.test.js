@@ -10,7 +10,7 @@ const ASSETS = join(new URL(".", import.meta.url).pathname, "..", "..", "assets"
 const DIR = join(ASSETS, "js");
 const modules = readdirSync(DIR).filter((f) => f.endsWith(".js"));
 // The page's two entry points, the only modules that do something when loaded: main.js sets the
-// start-up order; early.js starts Python's worker as soon as the head is parsed.
+// start-up order; early.js starts Python's worker as soon as the head is parsed (not an embed's).
 const ENTRIES = ["main.js", "early.js"];
 
 test("no JavaScript file in assets/ is over 250 lines", () => {
@@ -38,13 +38,14 @@ test("importing a module does nothing: no global set, no document read, no timer
   assert.deepEqual(Object.keys(globalThis).filter((k) => !before.has(k)), []);
 });
 
-test("main.js sets the start-up order and early.js only starts the worker: the two modules the page loads", () => {
+test("main.js sets the start-up order and early.js only starts the worker (not an embed's): the two modules the page loads", () => {
   const shell = readFileSync(join(ASSETS, "shell.html"), "utf8");
   const scripts = [...shell.matchAll(/<script\b[^>]*\bsrc="([^"]+)"/g)].map((m) => m[1]);
   assert.deepEqual(scripts.filter((s) => s.startsWith("assets/")), ["assets/js/main.js", "assets/js/early.js", "assets/boot-early.js"]);
   assert.match(shell, /<script type="module" async src="assets\/js\/early.js"><\/script>/);
   assert.deepEqual(readFileSync(join(DIR, "early.js"), "utf8").split("\n").filter((l) => l && !l.startsWith("//")),
-    ['import { startWorker } from "./worker-start.js";', "try { startWorker(); } catch (err) { /* python.js starts it again and says what failed */ }"]);
+    ['import { embedAsked } from "./config.js";', 'import { startWorker } from "./worker-start.js";',
+      "try { if (!embedAsked()) startWorker(); } catch (err) { /* python.js starts it again and says what failed */ }"]);
   // deferred with BokehJS and Panel, and after them: BokehJS is there when first paint runs
   const order = scripts.filter((s) => !s.startsWith("assets/boot-early"));
   assert.ok(order.indexOf("assets/js/main.js") > order.findIndex((s) => s.includes("panel.min.js")));

@@ -1,0 +1,73 @@
+// When Python starts. A page opened whole starts it at once (early.js, from the page's head). An
+// embed (?embed=1: a course page's iframe, often several on one page; each live embed holds
+// hundreds of MB and downloaded about 30 MB) starts nothing of Python until it is wanted: a
+// pointer down, focus or a key inside the settings (a slider's handle takes focus even while the
+// settings wait), a link to the page's own settings, the Settings button, or a link with
+// settings of its own (those need Python at once). Stepping is no sign: the page built ahead of
+// time steps alone. And an embed out of view never starts: measured in Chromium, an iframe
+// scrolled out of its host's view keeps document.visibilityState "visible", but its root
+// element does not intersect the top-level viewport (an IntersectionObserver with no root
+// reports it, across origins too). Wanted while out of view, it starts once it comes into view.
+// Writes state.python: "waiting" (an embed, until it is wanted and in view), then "started".
+import { embedded, roles } from "./config.js";
+import { coldStage } from "./progress.js";
+import { state } from "./state.js";
+
+const INTENT = ["pointerdown", "focusin", "keydown"];
+
+// Is this event a sign that the settings are wanted? Anything inside the settings (the controls
+// role) or on a link to the page's own settings; a click on the Settings button (it unfolds
+// them; a keyboard's Enter or Space on it clicks too). Stepping keys and buttons are not.
+export function wantsSettings(event, cls = roles()) {
+  const path = event.composedPath ? event.composedPath() : [event.target];
+  for (const el of path) {
+    if (!el || el.nodeType !== 1) continue;
+    if (el.id === "tp-settings") return event.type === "click";
+    const has = (c) => !!el.classList && el.classList.contains(c);
+    if ((has(cls.controls) || has(cls.settings_link)) && INTENT.includes(event.type)) return true;
+  }
+  return false;
+}
+
+// Does Python start now? A page opened whole: at once. An embed: once in view, and wanted or
+// asked for by the link's own settings.
+export function shouldStart({ embed, inView, wanted, ownSettings }) {
+  return !embed || (inView && (wanted || ownSettings));
+}
+
+// Calls start() once: at once, or when the embed is wanted and in view (see the top). Returns a
+// function that stops watching (the node tests).
+export function startWhenWanted(start, { embed = embedded(), doc = document, Observer = globalThis.IntersectionObserver } = {}) {
+  let inView = typeof Observer !== "function";  // no observer (an old browser): in view
+  let wanted = false;
+  let io = null;
+  const onEvent = (event) => {
+    if (!wanted && wantsSettings(event)) { wanted = true; check(); }
+  };
+  const events = [...INTENT, "click"];
+  const stop = () => {
+    for (const name of events) doc.removeEventListener(name, onEvent, true);
+    if (io) io.disconnect();
+    io = null;
+  };
+  function check() {
+    if (state.python === "started" || !shouldStart({ embed, inView, wanted, ownSettings: state.ownSettings })) return;
+    state.python = "started";
+    stop();
+    start();
+  }
+  if (!embed) {
+    state.python = "started";
+    start();
+    return stop;
+  }
+  state.python = "waiting";
+  if (!state.ownSettings) coldStage();
+  for (const name of events) doc.addEventListener(name, onEvent, true);
+  if (!inView) {
+    io = new Observer((entries) => { inView = entries[entries.length - 1].isIntersecting; check(); });
+    io.observe(doc.documentElement);
+  }
+  check();
+  return stop;
+}
