@@ -98,7 +98,13 @@ def assert_scene_fits(page, scene: str, where: str) -> dict:
     return seen
 
 
-@pytest.mark.parametrize("slug", list(SCENES))
+# The gate: the page with the most figures a scene (running-sum), the most scenes (gates) and
+# the widest (hybrid); the other pages' scenes take the same keys and fit in the slow lane.
+SCENES_IN_GATE = ("running-sum", "gates", "hybrid")
+
+
+@pytest.mark.parametrize("slug", [pytest.param(slug, marks=[] if slug in SCENES_IN_GATE else [pytest.mark.slow])
+                                  for slug in SCENES])
 def test_keys_pick_every_scene_and_each_fits_one_screen(browser, server, slug):
     """Keys 1-9 pick the page's scenes in order (the link follows: &view=), each fits 1280×720
     with nothing cut and cell numbers ≥ 16 px; 0 goes back to the overview of the main views;

@@ -157,15 +157,17 @@ def test_any_text(text: str | bytes) -> None:
 
 
 def test_the_properties_saw_models_load() -> None:
-    """The model strategy reaches the success path: of 200 examples drawn here (seeded, on its
-    own: not after the other tests in file order), more than 20 load."""
+    """The model strategy reaches the success path: of the examples drawn here (200 in the slow
+    lane, 50 in the gate; seeded, on its own: not after the other tests in file order), more than
+    a tenth load."""
     loaded: list[int] = []
+    n = examples(200)
 
-    @settings(SETTINGS, max_examples=examples(200), derandomize=True)
+    @settings(SETTINGS, max_examples=n, derandomize=True)
     @given(models)
     def draw(config: dict) -> None:
         if _answer(lambda: load_model(_strip_raw(config))) is not None:
             loaded.append(1)
 
     draw()
-    assert len(loaded) > 20, len(loaded)
+    assert len(loaded) > n // 10, (len(loaded), n)

@@ -40,12 +40,15 @@ def test_a_change_in_the_build_steps_rebuilds_the_site():
 
 
 def test_make_test_runs_every_test_directory():
-    """`make test` names the directories it runs; one left out (tests/js was, for a while)
-    would pass unseen, as pytest's per-directory count only covers what it was asked to run."""
+    """`make test` names the directories it runs (tests/lane.sh, which both lanes run); one left
+    out (tests/js was, for a while) would pass unseen, as pytest's per-directory count only covers
+    what it was asked to run."""
     from tests.conftest import KNOWN
 
     recipe = (ROOT / "Makefile").read_text()
-    ran = set(re.findall(r"\btests/(\w+)", recipe.split("\ntest:", 1)[1].split("\nunit:", 1)[0]))
+    assert "bash tests/lane.sh gate" in recipe.split("\ntest:", 1)[1].split("\n\n", 1)[0]
+    assert "bash tests/lane.sh slow" in recipe.split("\ntest-slow:", 1)[1].split("\n\n", 1)[0]
+    ran = set(re.findall(r"\btests/(\w+)", (ROOT / "tests" / "lane.sh").read_text()))
     with_tests = {p.name for p in (ROOT / "tests").iterdir() if p.is_dir() and any(p.glob("test_*.py"))}
     assert with_tests <= ran, f"make test leaves out tests/{sorted(with_tests - ran)}"
     assert with_tests <= set(KNOWN), "tests/conftest.py KNOWN must name every test directory"
