@@ -1,7 +1,7 @@
 """sim: the mathematics of linear attention and hybrid models, numpy only.
 
 One head, one convention everywhere: S is d_k × d_v, each token writes k vᵀ, then reads
-o_t = S_tᵀ q_t. See `sim.rules` for the glossary of symbols.
+o_t = S_tᵀ q_t. See `sim.rules` for the glossary of symbols and `sim.registry` for the rules.
 
     import sim
     trace = sim.run("gated_deltanet", q, k, v, alpha=0.9, beta=0.5)
@@ -13,6 +13,7 @@ from typing import Any
 
 from . import cache, chunkwise, cost, parallel, random_features, recall, scenarios
 from .chunkwise import CHUNKWISE_RULES, ChunkTrace, FormCosts, chunkwise_cost, run_chunkwise
+from .dispatch import init_state, run, step
 from .features import FEATURE_MAPS, feature_map, l2_normalize
 from .random_features import (
     ApproximationError,
@@ -23,7 +24,7 @@ from .random_features import (
     softmax_weights_exact,
     softmax_weights_favor,
 )
-from .rules import RULE_INFO, RULES, RuleInfo, init_state, run, step
+from .registry import MORE_RULE_INFO, MORE_RULES, RULE_INFO, RULES, RuleInfo
 from .state import State, Step, Trace
 from .validation import DivergenceError
 
@@ -41,8 +42,7 @@ __all__ = [
 # The rules beyond sim.RULES load on first use, so a page that never names them starts as fast
 # as before (about 17 ms of imports on this machine's CPython).
 _LAZY_MODULES = ("more_rules", "rwkv", "selective_ssm", "deltaproduct", "log_linear", "family")
-_LAZY_NAMES = {"MORE_RULES": "more_rules", "MORE_RULE_INFO": "more_rules",
-               "selective_scan": "selective_ssm", "FRAME_RULES": "family",
+_LAZY_NAMES = {"selective_scan": "selective_ssm", "FRAME_RULES": "family",
                "FrameFactor": "family", "apply_frame": "family", "frame_parts": "family"}
 
 

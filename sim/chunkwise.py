@@ -60,14 +60,15 @@ from .features import FEATURE_MAPS, apply_feature_map
 from .linear_attention import linear_read, linear_write
 from .parallel import _decayed_scores as decayed_scores
 from .parallel import forward_substitution
-from .rules import RULE_INFO, _run_decays
+from .registry import RULE_INFO, RULES, rules_of
+from .rule_inputs import run_decays
 
 Array = np.ndarray
 
 CHUNKWISE_RULES: tuple[str, ...] = (
     "linear", "retnet", "mamba2", "gla", "deltanet", "gated_deltanet", "kda",
 )
-_DELTA_RULES = ("deltanet", "gated_deltanet", "kda")
+_DELTA_RULES = rules_of("delta", RULES)
 
 
 @dataclass(frozen=True, eq=False)
@@ -238,7 +239,7 @@ def _run_chunkwise(rule: str, q: Any, k: Any, v: Any, chunk_size: Any,
             z = check.check_start("initial_z", check.check_array(
                 "initial_z", params["initial_z"], (d_k,), "(d_k,)"), check.DIVERGENCE_NORM)
         Q, K = apply_feature_map(name, Q), apply_feature_map(name, K)
-    decays = _run_decays(rule, info, params, T, d_k)  # per token, as sim.run takes them
+    decays = run_decays(rule, info, params, T, d_k)  # per token, as sim.run takes them
     log_a = _log_decays(rule, decays, T, d_k)  # (T, d_k)
     beta = check.check_beta("beta", params["beta"], (T,), "(T,)") if delta else None
 

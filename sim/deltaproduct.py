@@ -32,11 +32,12 @@ from . import validation as check
 from .chunkwise import ChunkTrace
 from .chunkwise import run_chunkwise as _run_chunkwise
 from .delta_rule import delta_write
+from .registry import REGISTRY
 from .state import State, Step, Trace
 
 Array = np.ndarray
 
-DELTAPRODUCT_OPTIONS = ("alpha", "beta", "initial_state", "keep_states")
+DELTAPRODUCT_OPTIONS = REGISTRY["deltaproduct"].info.options
 
 
 def _frozen(a: Array) -> Array:

@@ -40,11 +40,12 @@ from . import rule_inputs as inputs
 from . import validation as check
 from .linear_attention import rank_one
 from .parallel import causal_mask, segment_log_decay
+from .registry import REGISTRY
 from .state import State, Step, Trace
 
 Array = np.ndarray
 
-LOG_LINEAR_OPTIONS = ("alpha", "level_weights", "keep_states")
+LOG_LINEAR_OPTIONS = REGISTRY["log_linear"].info.options
 
 
 def _frozen(a: Array) -> Array:

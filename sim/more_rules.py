@@ -2,8 +2,10 @@
 behind the same `init_state`, `step` and `run` (and reachable through `sim.init_state`,
 `sim.step` and `sim.run` by name).
 
-They are kept out of `sim.RULES` and `sim.RULE_INFO` on purpose: those list the eight rules that
-share one set of inputs (q, k (T, d_k), v (T, d_v), gates of shape (T,) or (T, d_k)), which the
+Their rows in `sim.registry` (`MORE_RULES`, `MORE_RULE_INFO`) name this module, and
+`sim.dispatch` sends them here. They are kept
+out of `sim.RULES` and `sim.RULE_INFO` on purpose: those list the eight rules that share one set
+of inputs (q, k (T, d_k), v (T, d_v), gates of shape (T,) or (T, d_k)), which the
 pages, `sim.parallel` and `sim.chunkwise` enumerate. These five take other shapes (a gate per
 cell of S, n_h keys per token, L level weights) or other states (Fenwick levels), so a page
 opts in to them by name from `MORE_RULES`.
@@ -39,45 +41,13 @@ from typing import Any
 import numpy as np
 
 from . import validation as check
-from .deltaproduct import DELTAPRODUCT_OPTIONS, run_deltaproduct, step_deltaproduct
-from .log_linear import LOG_LINEAR_OPTIONS, run_log_linear, step_log_linear
+from .deltaproduct import run_deltaproduct, step_deltaproduct
 from .log_linear import init_state as _init_levels
-from .rules import RuleInfo
-from .rwkv import RWKV6_OPTIONS, RWKV7_OPTIONS, run_rwkv6, run_rwkv7, step_rwkv6, step_rwkv7
-from .selective_ssm import MAMBA1_OPTIONS, run_mamba1, step_mamba1
+from .log_linear import run_log_linear, step_log_linear
+from .registry import MORE_RULES
+from .rwkv import run_rwkv6, run_rwkv7, step_rwkv6, step_rwkv7
+from .selective_ssm import run_mamba1, step_mamba1
 from .state import State, Step, Trace
-
-MORE_RULES: tuple[str, ...] = ("rwkv7", "rwkv6", "mamba1", "deltaproduct", "log_linear")
-
-_READ = r"o_t = S_t^\top q_t"
-
-MORE_RULE_INFO: dict[str, RuleInfo] = {
-    "rwkv7": RuleInfo(
-        "rwkv7", "RWKV-7",
-        r"S_t = \operatorname{diag}(\alpha_t) S_{t-1} - (\beta_t \odot \hat\kappa_t)"
-        r"(\hat\kappa_t^\top S_{t-1}) + k_t v_t^\top", _READ,
-        ("alpha", "beta"), "channel", RWKV7_OPTIONS),
-    "rwkv6": RuleInfo(
-        "rwkv6", "RWKV-6",
-        r"S_t = \operatorname{diag}(\alpha_t) S_{t-1} + k_t v_t^\top",
-        r"o_t = S_{t-1}^\top q_t + \left(q_t^\top (u \odot k_t)\right) v_t",
-        ("alpha", "bonus"), "channel", RWKV6_OPTIONS),
-    "mamba1": RuleInfo(
-        "mamba1", "Mamba-1 (selective SSM)",
-        r"S_t = \alpha_t \odot S_{t-1} + k_t v_t^\top", _READ,
-        ("alpha",), "cell", MAMBA1_OPTIONS),
-    "deltaproduct": RuleInfo(
-        "deltaproduct", "DeltaProduct",
-        r"S \leftarrow a_t S_{t-1};\ S \leftarrow S + \beta_{t,j} k_{t,j}"
-        r"\left(v_{t,j} - S^\top k_{t,j}\right)^\top,\ j = 1..n_h;\ S_t = S", _READ,
-        ("alpha", "beta"), "scalar", DELTAPRODUCT_OPTIONS),
-    "log_linear": RuleInfo(
-        "log_linear", "Log-linear attention (Mamba-2)",
-        r"S^{(\ell)}_t = a_t S^{(\ell)}_{t-1} \text{ (after the Fenwick carry)},\ "
-        r"S^{(0)}_t = k_t v_t^\top",
-        r"o_t = \sum_\ell \lambda_t^{(\ell)} S^{(\ell)\top}_t q_t",
-        ("alpha",), "scalar", LOG_LINEAR_OPTIONS),
-}
 
 _STEPS: dict[str, Callable[..., Step]] = {
     "rwkv7": step_rwkv7, "rwkv6": step_rwkv6, "mamba1": step_mamba1,

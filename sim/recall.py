@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 
 from .features import apply_feature_map
-from .rules import RULES, run
+from .registry import RULES
+from .rules import run
 from .scenarios import orthonormal_basis
 from .validation import (
     MAX_BASIS,

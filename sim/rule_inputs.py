@@ -1,5 +1,6 @@
 """Input checks for the rules of `sim.more_rules` (RWKV-7, RWKV-6, Mamba-1, DeltaProduct,
-log-linear attention), built from the shared checks in `sim.validation`.
+log-linear attention), built from the shared checks in `sim.validation`, and `run_decays`, the
+per-token decays of the eight rules of `sim.RULES` that `sim.rules.run` and `sim.chunkwise` share.
 
 Same contract as there: a `ValueError` whose message names the argument, says what was given
 and what is accepted. These rules take gates of more shapes than the first eight (a gate per
@@ -14,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from . import validation as check
+from .registry import RuleInfo
 
 Array = np.ndarray
 
@@ -172,3 +174,19 @@ def params_for(rule: str, params: dict[str, Any], accepted: tuple[str, ...],
             raise ValueError(f"{what}: expected a tuple of parameter names, got "
                              f"{check.describe(names)}")
     check.check_params(rule, params, accepted, required)
+
+
+def run_decays(rule: str, info: RuleInfo, params: dict[str, Any], T: int, d_k: int
+               ) -> list[Any]:
+    """One decay per token for a rule of `sim.RULES`, in the form `sim.step` receives it: float
+    (RetNet's γ, a scalar α), (d_k,) row (a channel α) or None (no decay)."""
+    if rule == "retnet":
+        gamma = check.check_float("gamma", params["gamma"], 0.0, 1.0, low_open=True,
+                                  accepted="(0, 1]")
+        return [gamma] * T
+    if info.alpha_shape == "scalar":
+        return check.check_unit_interval_gate("alpha", params["alpha"], (T,), "(T,)").tolist()
+    if info.alpha_shape == "channel":
+        alpha = check.check_unit_interval_gate("alpha", params["alpha"], (T, d_k), "(T, d_k)")
+        return list(alpha)  # rows (d_k,)
+    return [None] * T

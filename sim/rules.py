@@ -18,7 +18,6 @@ independent oracle the tests hold both against.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -28,80 +27,15 @@ from .decayed_attention import decayed_write
 from .delta_rule import delta_write
 from .features import FEATURE_MAPS, apply_feature_map
 from .linear_attention import linear_read, linear_write
+from .registry import RULE_INFO, RULES, rules_of
+from .rule_inputs import run_decays
 from .softmax_attention import softmax_read
 from .state import State, Step, Trace
 from .validation import DIVERGENCE_NORM
 
 Array = np.ndarray
 
-RULES: tuple[str, ...] = (
-    "softmax", "linear", "retnet", "mamba2", "gla", "deltanet", "gated_deltanet", "kda",
-)
-
-
-@dataclass(frozen=True)
-class RuleInfo:
-    """What a page needs to present a rule.
-
-    label:       human name ("Gated DeltaNet").
-    equation:    the state update in LaTeX, in this package's convention (S is d_k × d_v).
-    readout:     how the output is read, in LaTeX.
-    gates:       the per-token gates `run`/`step` take, e.g. ("alpha", "beta").
-    alpha_shape: "scalar" (one α per token), "channel" (α per key channel) or None.
-    options:     every keyword `run` accepts for this rule.
-    """
-
-    name: str
-    label: str
-    equation: str
-    readout: str
-    gates: tuple[str, ...]
-    alpha_shape: str | None
-    options: tuple[str, ...]
-
-
-_RECURRENT_OPTIONS = ("initial_state", "keep_states")
-_READ = r"o_t = S_t^\top q_t"
-
-RULE_INFO: dict[str, RuleInfo] = {
-    "softmax": RuleInfo(
-        "softmax", "Softmax attention",
-        r"K_t = [K_{t-1}; k_t^\top],\quad V_t = [V_{t-1}; v_t^\top]",
-        r"o_t = \sum_{i \le t} \operatorname{softmax}_i\!\left(s\, q_t^\top k_i\right) v_i",
-        (), None, ("scale", "keep_states")),
-    "linear": RuleInfo(
-        "linear", "Linear attention",
-        r"S_t = S_{t-1} + \phi(k_t)\, v_t^\top,\quad z_t = z_{t-1} + \phi(k_t)",
-        r"o_t = S_t^\top \phi(q_t) \;\left[\,/\, \phi(q_t)^\top z_t\right]",
-        (), None, ("feature_map", "normalize", "initial_z", *_RECURRENT_OPTIONS)),
-    "retnet": RuleInfo(
-        "retnet", "RetNet",
-        r"S_t = \gamma\, S_{t-1} + k_t v_t^\top", _READ,
-        ("gamma",), None, ("gamma", *_RECURRENT_OPTIONS)),
-    "mamba2": RuleInfo(
-        "mamba2", "Mamba-2",
-        r"S_t = a_t\, S_{t-1} + k_t v_t^\top", _READ,
-        ("alpha",), "scalar", ("alpha", *_RECURRENT_OPTIONS)),
-    "gla": RuleInfo(
-        "gla", "GLA",
-        r"S_t = \operatorname{diag}(\alpha_t)\, S_{t-1} + k_t v_t^\top", _READ,
-        ("alpha",), "channel", ("alpha", *_RECURRENT_OPTIONS)),
-    "deltanet": RuleInfo(
-        "deltanet", "DeltaNet",
-        r"S_t = S_{t-1} + \beta_t\, k_t \left(v_t - S_{t-1}^\top k_t\right)^\top", _READ,
-        ("beta",), None, ("beta", *_RECURRENT_OPTIONS)),
-    "gated_deltanet": RuleInfo(
-        "gated_deltanet", "Gated DeltaNet",
-        r"S_t = a_t S_{t-1} + \beta_t\, k_t \left(v_t - a_t S_{t-1}^\top k_t\right)^\top", _READ,
-        ("alpha", "beta"), "scalar", ("alpha", "beta", *_RECURRENT_OPTIONS)),
-    "kda": RuleInfo(
-        "kda", "Kimi Delta Attention",
-        r"S_t = \operatorname{diag}(\alpha_t) S_{t-1} + \beta_t\, k_t "
-        r"\left(v_t - (\operatorname{diag}(\alpha_t) S_{t-1})^\top k_t\right)^\top", _READ,
-        ("alpha", "beta"), "channel", ("alpha", "beta", *_RECURRENT_OPTIONS)),
-}
-
-_DELTA_RULES = ("deltanet", "gated_deltanet", "kda")
+_DELTA_RULES = rules_of("delta", RULES)
 
 
 def _frozen(a: Array) -> Array:
@@ -109,20 +43,9 @@ def _frozen(a: Array) -> Array:
     return a
 
 
-def _more_rules(rule: Any) -> Any:
-    """`sim.more_rules` if `rule` is one of its rules (RWKV-7, RWKV-6, Mamba-1, DeltaProduct,
-    log-linear), else None. Imported late: that module builds on this one."""
-    if not isinstance(rule, str) or rule in RULE_INFO or rule in ("softmax", "linear"):
-        return None
-    from . import more_rules
-    return more_rules if rule in more_rules.MORE_RULES else None
-
-
 def init_state(rule: str, d_k: int, d_v: int) -> State:
     """The empty memory of `rule`: S = 0 (d_k, d_v), plus z = 0 (d_k,) for linear attention;
     softmax attention starts with an empty KV cache, keys (0, d_k) and values (0, d_v)."""
-    if (more := _more_rules(rule)) is not None:
-        return more.init_state(rule, d_k, d_v)
     check.check_choice("rule", rule, RULES)
     d_k, d_v = check.check_state_dims(d_k, d_v)
     if rule == "softmax":
@@ -227,8 +150,6 @@ def step(rule: str, state: State, q: Any, k: Any, v: Any, **gates: Any) -> Step:
     (ValueError naming the token), and a computation that overflows raises DivergenceError
     naming the token; nothing non-finite is returned.
     """
-    if (more := _more_rules(rule)) is not None:
-        return more.step(rule, state, q, k, v, **gates)
     with np.errstate(over="ignore", invalid="ignore"):  # overflows are checked, not warned
         return _step(rule, state, q, k, v, gates)
 
@@ -302,8 +223,6 @@ def run(rule: str, q: Any, k: Any, v: Any, **params: Any) -> Trace:
     exceeds 1e150, a softmax score or a normalised read-out leaves float64. The token named is
     the one a sequence of `step` calls stops at; nothing non-finite is returned.
     """
-    if (more := _more_rules(rule)) is not None:
-        return more.run(rule, q, k, v, **params)
     with np.errstate(over="ignore", invalid="ignore"):  # overflows are checked, not warned
         return _run(rule, q, k, v, params)
 
@@ -354,7 +273,7 @@ def _run(rule: str, q: Any, k: Any, v: Any, params: dict[str, Any]) -> Trace:
                 states[t] = S
         return Trace(rule, outputs, states, S, z=zs)
 
-    decays = _run_decays(rule, info, params, T, d_k)
+    decays = run_decays(rule, info, params, T, d_k)
     if rule not in _DELTA_RULES:
         for t in range(T):
             S = decayed_write(S, decays[t], K[t], V[t])
@@ -376,18 +295,3 @@ def _run(rule: str, q: Any, k: Any, v: Any, params: dict[str, Any]) -> Trace:
         if states is not None:
             states[t] = S
     return Trace(rule, outputs, states, S, read_backs=read_backs, errors=errors)
-
-
-def _run_decays(rule: str, info: RuleInfo, params: dict[str, Any], T: int, d_k: int
-                ) -> list[Any]:
-    """One decay per token, in the form `step` receives it: float, (d_k,) row or None."""
-    if rule == "retnet":
-        gamma = check.check_float("gamma", params["gamma"], 0.0, 1.0, low_open=True,
-                                  accepted="(0, 1]")
-        return [gamma] * T
-    if info.alpha_shape == "scalar":
-        return check.check_unit_interval_gate("alpha", params["alpha"], (T,), "(T,)").tolist()
-    if info.alpha_shape == "channel":
-        alpha = check.check_unit_interval_gate("alpha", params["alpha"], (T, d_k), "(T, d_k)")
-        return list(alpha)  # rows (d_k,)
-    return [None] * T

@@ -43,12 +43,13 @@ import numpy as np
 from . import rule_inputs as inputs
 from . import validation as check
 from .linear_attention import rank_one
+from .registry import REGISTRY
 from .state import State, Step, Trace
 
 Array = np.ndarray
 
-RWKV7_OPTIONS = ("alpha", "beta", "removal_key", "initial_state", "keep_states")
-RWKV6_OPTIONS = ("alpha", "bonus", "initial_state", "keep_states")
+RWKV7_OPTIONS = REGISTRY["rwkv7"].info.options
+RWKV6_OPTIONS = REGISTRY["rwkv6"].info.options
 
 
 def _frozen(a: Array) -> Array:

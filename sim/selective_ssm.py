@@ -34,11 +34,12 @@ import numpy as np
 from . import rule_inputs as inputs
 from . import validation as check
 from .linear_attention import rank_one
+from .registry import REGISTRY
 from .state import State, Step, Trace
 
 Array = np.ndarray
 
-MAMBA1_OPTIONS = ("alpha", "initial_state", "keep_states")
+MAMBA1_OPTIONS = REGISTRY["mamba1"].info.options
 
 
 def _frozen(a: Array) -> Array:

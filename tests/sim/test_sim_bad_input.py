@@ -51,6 +51,9 @@ KERNELS = {
     "rwkv": ("rwkv7_write", "rwkv6_token"),
     "selective_ssm": ("elementwise_write",),
     "log_linear": ("cascade", "log_linear_token"),
+    # not a kernel but a step of run's: the per-token decays of a rule `sim.rules.run` or
+    # `sim.chunkwise.run_chunkwise` has checked and looked up (its RuleInfo) before the call
+    "rule_inputs": ("run_decays",),
 }
 # Returned NaN that is documented: entries of pairs not yet written.
 DOCUMENTED_NAN = {"recall_after_each_write"}
@@ -133,6 +136,9 @@ CALLS: dict[str, dict[str, Any]] = {
     # of the first modules: the values these take differ from the names' usual ones
     "rules.step": {"state": sim.init_state("linear", 2, 2), "q": A32[0], "k": A32[0],
                    "v": A32[0]},
+    "registry.rules_of": {"family": "delta"},
+    "dispatch.step": {"state": sim.init_state("linear", 2, 2), "q": A32[0], "k": A32[0],
+                      "v": A32[0]},
     "exercises.number_text": {"x": 2.5},
     "exercises.mat": {"m": A32},
     "features.feature_map": {"name": "elu+1"},

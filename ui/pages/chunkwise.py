@@ -17,7 +17,7 @@ import panel as pn
 import param
 
 import sim
-from sim import scenarios
+from sim import registry, scenarios
 from ui.exercises import exercise_setting
 from ui.page import Page, Run
 from ui.views import PHONE_MIN_WIDTH, Heatmap, LinePlot, Readout, crossover, fluid
@@ -26,8 +26,9 @@ from ui.views import chunkwise as cv
 RULES = {"linear attention": "linear", "decay gate: RetNet (fixed γ)": "retnet",
          "decay gate: Mamba-2 (α per token)": "mamba2", "DeltaNet (delta rule)": "deltanet",
          "Gated DeltaNet": "gated_deltanet"}
-DECAY_RULES = ("retnet", "mamba2", "gated_deltanet")
-DELTA_RULES = ("deltanet", "gated_deltanet")
+DECAY_RULES = tuple(r for r in RULES.values()  # the page's rules with a decay gate (γ or α)
+                    if {"gamma", "alpha"} & set(registry.RULE_INFO[r].gates))
+DELTA_RULES = registry.rules_of("delta", tuple(RULES.values()))
 COST_T_MAX = 100_000  # the cost plots' right edge: a long context, where the forms part ways
 NAMED_CHUNKS = 8  # named stops at the first token of chunks 1 … 8 (more would crowd the timeline)
 PARTS = ("carried-state part", "in-chunk part", "chunkwise output", "recurrent output",

@@ -15,6 +15,7 @@ import numpy as np
 import panel as pn
 from bokeh.models import Div
 
+from sim import registry
 from ui.fmt import cell, num, sub, vec
 from ui.theme import LINES
 from ui.views import Heatmap, LinePlot, Readout, View, overwrite
@@ -461,9 +462,10 @@ PART_TITLES = {  # erased, written, read-back
     "deltaproduct": ("Erased: Σⱼ βⱼ kⱼ (Sᵀkⱼ)ᵀ", "Written: Σⱼ βⱼ kⱼ vⱼᵀ", "Sᵀk"),
 }
 RATE_SPREAD = 0.1  # RWKV-7's in-context rate a, drawn per token and channel: a + 0.1 ε in [0, 1]
-DELTA_GATED = ("deltanet", "gated_deltanet", "kda")  # sim.RULES that take β
-DELTA_RULES = (*DELTA_GATED, "rwkv7", "deltaproduct")  # they erase: one update can be taken apart
-ALPHA_MORE = ("deltaproduct", "log_linear", "mamba1")  # sim.MORE_RULES that take the page's α
+DELTA_GATED = registry.rules_of("delta", registry.RULES)  # sim.RULES that take β
+DELTA_RULES = registry.rules_of("delta")  # they erase: one update can be taken apart
+ALPHA_MORE = tuple(r for r in registry.MORE_RULES  # sim.MORE_RULES that take the page's α
+                   if registry.MORE_RULE_INFO[r].alpha_shape in ("scalar", "cell"))
 
 
 def inspected_rule(page) -> str:
