@@ -20,7 +20,7 @@ const { loadPyodide } = require(path.join(indexURL, "pyodide.js"));
 const CODE = `
 import json, time
 from ui import panel_private as pnp
-from ui.app import ID_BASE, fresh_ids, replace_html_sanitizer
+from ui.document import ID_BASE, fresh_ids, replace_html_sanitizer
 from ui.pages import PAGES, page_class
 replace_html_sanitizer()
 if ${Number(remember)}:

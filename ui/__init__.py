@@ -11,6 +11,8 @@
 - ``ui.app``           the page built ahead of time (``prerender``) and ``launch``, which runs a
                        page in Pyodide's worker or under ``panel serve``.
 - ``ui.worker``        the page's Python in the browser's worker, linked to the page by messages.
+- ``ui.document``      how a page's document is made alike in the build and the worker (ids from
+                       one base, its JSON): what ``ui.app`` and ``ui.worker`` share.
 - ``ui.panel_private`` every private part of Panel and Bokeh the Lab uses.
 - ``ui.theme``         palettes and the widgets' stylesheet; ``ui.fmt`` numbers as text;
                        ``ui.csvfile`` the CSV; ``ui.exercises`` the "Your turn" box.

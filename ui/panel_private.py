@@ -18,7 +18,7 @@ the one to change, and the browser tests are the check.
 - ``panel.io.pyodide._link_docs_worker``: Panel's link of a document to a worker's messages;
   its per-event ``pysync`` is swapped for the Lab's batched one (``link_document``).
 - ``bokeh.util.serialization._simple_id``: the counter behind Bokeh's model ids p1000, p1001,
-  … (``ui.app.fresh_ids``): the page built ahead of time and the live page count alike; and
+  … (``ui.document.fresh_ids``): the page built ahead of time and the live page count alike; and
   ``param.parameterized.object_count``, behind the names Panel gives its objects
   (``Column01042``), which reach the document too: counted from the same base, a page's
   document is the same text whatever the process made before it.

@@ -2,7 +2,7 @@
 
 The main thread keeps BokehJS, the player and the shell; this side keeps Pyodide, ``sim``,
 ``ui`` and the page's Python Bokeh document. The two documents are one document: the same
-models with the same ids (``ui.app.ID_BASE``), the page built ahead of time adopted where
+models with the same ids (``ui.document.ID_BASE``), the page built ahead of time adopted where
 the live page is that page model for model, rendered anew otherwise. Changes go as Bokeh
 JSON patches both ways, as in Panel's worker mode (its ``pyodide_worker`` template and
 ``panel.io.pyodide._link_docs_worker``; the private parts of Panel used here are fenced in
@@ -29,6 +29,14 @@ from typing import Any
 
 from ui import panel_private as pnp
 from ui.contract import WORKER_MESSAGES
+from ui.document import (
+    ID_BASE,
+    LIVE_TARGET,
+    build_ahead,
+    fresh_ids,
+    ids_digest,
+    replace_html_sanitizer,
+)
 from ui.urlstate import apply_query, to_query
 
 # Python's environment in the worker (frozen into the snapshot: nothing here may depend on
@@ -52,7 +60,7 @@ PREMADE: dict[str, tuple] = {}
 
 def premake(expected: dict[str, str]) -> dict[str, str]:
     """In the build's snapshot process (sitebuild/snapshot.py): make each page of ``expected``
-    (slug -> ``ui.app.ids_digest`` of the document the build embeds, made in CPython) as the
+    (slug -> ``ui.document.ids_digest`` of the document the build embeds, made in CPython) as the
     build made it, and keep it where its models have those ids. Returns slug -> the digest
     found here (the build names any page that differs; its worker makes it).
 
@@ -61,7 +69,6 @@ def premake(expected: dict[str, str]) -> dict[str, str]:
     import gc  # noqa: PLC0415
 
     import ui.pages  # noqa: PLC0415
-    from ui.app import build_ahead, ids_digest, replace_html_sanitizer  # noqa: PLC0415
 
     replace_html_sanitizer()
     pnp.remember_defaults()
@@ -175,8 +182,6 @@ async def launch(page_class, host) -> None:
     """
     global PAGE, _link
     import panel as pn  # noqa: PLC0415
-
-    from ui.app import ID_BASE, LIVE_TARGET, fresh_ids, replace_html_sanitizer  # noqa: PLC0415
 
     clock = [time.perf_counter()]
     took: dict[str, float] = {}  # ms per step of going live (bench/boot.py --breakdown)

@@ -25,8 +25,8 @@ NAMES = [(f.name, name) for f in FILES
 
 def page_config() -> dict:
     """The parts of lab-config the modules read, as build.py writes them for running-sum."""
-    from ui.app import fresh_ids  # noqa: PLC0415
     from ui.contract import contract  # noqa: PLC0415
+    from ui.document import fresh_ids  # noqa: PLC0415
     from ui.pages import PAGES, page_class  # noqa: PLC0415
     from ui.urlstate import link_contract  # noqa: PLC0415
 

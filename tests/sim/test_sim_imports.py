@@ -114,7 +114,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return loops
 
 
-@pytest.mark.parametrize("package", ["sim"])
+@pytest.mark.parametrize("package", PACKAGES)
 def test_no_import_cycle(package: str) -> None:
     graph = {n: {w for w in ws if w.split(".")[0] == package}
              for n, ws in import_graph().items() if n.split(".")[0] == package}

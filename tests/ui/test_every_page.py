@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lanes import examples
 
-from ui.app import document_json, prerender
+from ui.app import prerender
+from ui.document import document_json
 from ui.pages import PAGES, page_class
 from ui.urlstate import apply_query, to_query
 

@@ -11,7 +11,7 @@ from sitebuild import ROOT
 
 SCRIPT = r"""
 import json, re
-from ui.app import TARGET, fresh_ids, document_json
+from ui.document import TARGET, document_json, fresh_ids
 from ui.pages import PAGES, page_class
 from ui import panel_private
 

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.slow
 # test_panel_private), and its ids' digest.
 SHOW = """
 import hashlib, json, re
-from ui.app import embed_json, ids_digest
+from ui.document import embed_json, ids_digest
 def show(pydoc):
     text = re.sub(r'("tags": \\[\\[)\\d+(, \\[)', r"\\g<1>0\\2", embed_json(pydoc))
     return {"ids": ids_digest(pydoc), "text": hashlib.sha256(text.encode()).hexdigest()}
@@ -29,7 +29,8 @@ def show(pydoc):
 
 ALONE = SHOW + """
 import sys
-from ui.app import build_ahead, prerender
+from ui.app import prerender
+from ui.document import build_ahead
 from ui.pages import PAGES, page_class
 cls = page_class(next(p for p in PAGES if p.slug == sys.argv[1]))
 assert prerender(cls)["ids"] == show(build_ahead(cls)[1])["ids"]

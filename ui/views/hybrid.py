@@ -68,7 +68,7 @@ BYTES_JS = """
 # The bars' byte labels are all 8 characters wide in a monospaced font, so the axis keeps its
 # width as the bars rescale on a step (another width makes BokehJS lay the figure out again).
 # (Made per figure, not once per module: a model made on import would be numbered by whatever
-# the process imported first, not from the page's own base, ui.app.fresh_ids.)
+# the process imported first, not from the page's own base, ui.document.fresh_ids.)
 BYTES_FIXED_JS = BYTES_JS + "return label.padStart(8);"
 TOKENS_JS = """
     if (tick >= 1048576) return (tick / 1048576) + "M";
