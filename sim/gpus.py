@@ -28,6 +28,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from .cache import MAX_BATCH, MAX_BYTES, MAX_TOKENS, format_bytes
 from .engines import ENGINE_VERSIONS, prepare
 from .user_input import check_int, describe_value
@@ -98,6 +100,9 @@ def _sequences(n: int) -> str:
     return f"{n:,} sequence{'' if n == 1 else 's'}"
 
 
+MAX_CONTEXTS = 64  # gpu_verdicts: contexts asked at once (the hybrid page asks at eleven)
+
+
 def _largest(fits: Any, low: int, high: int) -> int | None:
     """The largest x in [low, high] with fits(x), for a monotone `fits`; None if not even low."""
     if not fits(low):
@@ -125,22 +130,44 @@ def gpu_verdict(model: Any, tokens: int, sequences: int = 1, engine: str = "vllm
     Returns {gpu, memory_bytes, engine, engine_version, budget_bytes, allocated_bytes, fits,
     max_tokens (None when not even 0 tokens fit), max_sequences (0 when none fits),
     beyond_max_context, lines}."""
+    return gpu_verdicts(model, [tokens], sequences, engine, gpu=gpu, memory_gib=memory_gib,
+                        weight_bytes=weight_bytes, overhead_bytes=overhead_bytes,
+                        max_context=max_context, **options)[0]
+
+
+def gpu_verdicts(model: Any, contexts: Any, sequences: int = 1, engine: str = "vllm", *,
+                 gpu: str | None = None, memory_gib: float | None = None,
+                 weight_bytes: int = 0, overhead_bytes: int = 2 * GiB,
+                 max_context: int | None = None, **options: Any) -> list[dict[str, Any]]:
+    """`gpu_verdict` at each of `contexts` (token counts), the same model, GPU and engine: the
+    engine is planned and the longest context searched once, not once a context (the hybrid
+    page asks at eleven contexts on every setting)."""
     memory = gpu_memory_bytes(gpu, memory_gib)
-    tokens = check_int("tokens", tokens, 0, MAX_TOKENS)
+    if not isinstance(contexts, (list, tuple, range, np.ndarray)) or len(contexts) > MAX_CONTEXTS:
+        raise ValueError(f"contexts: expected a list of at most {MAX_CONTEXTS} token counts, got "
+                         f"{describe_value(contexts)}")
+    contexts = [check_int("tokens", tokens, 0, MAX_TOKENS) for tokens in contexts]
     sequences = check_int("sequences", sequences, 1, MAX_BATCH)
     if max_context is not None:
         max_context = check_int("max_context", max_context, 1, MAX_TOKENS)
     run = prepare(model, engine, **options)
-    budget, lines = engine_budget(engine, memory, weight_bytes, overhead_bytes)
+    budget, head = engine_budget(engine, memory, weight_bytes, overhead_bytes)
     name = gpu if gpu is not None else f"custom {memory_gib:g} GiB"
-    lines.insert(0, f"GPU {name}: {memory:,} bytes ({_fmt(memory)}); engine "
-                    f"{ENGINE_VERSIONS[engine]}")
+    head.insert(0, f"GPU {name}: {memory:,} bytes ({_fmt(memory)}); engine "
+                   f"{ENGINE_VERSIONS[engine]}")
+    max_tokens = _largest(lambda t: run(t, sequences).total_bytes <= budget, 0, MAX_TOKENS)
+    return [_verdict(run, tokens, sequences, engine, name, memory, budget, list(head), max_tokens,
+                     max_context) for tokens in contexts]
+
+
+def _verdict(run: Any, tokens: int, sequences: int, engine: str, name: str, memory: int,
+             budget: int, lines: list[str], max_tokens: int | None,
+             max_context: int | None) -> dict[str, Any]:
     allocated = run(tokens, sequences).total_bytes
     fits = allocated <= budget
     lines.append(f"{_sequences(sequences)} × {tokens:,} tokens "
                  f"allocate{'s' if sequences == 1 else ''} {allocated:,} bytes ({_fmt(allocated)}) "
                  f"{'≤' if fits else '>'} {_signed(budget)}: {'fits' if fits else 'does not fit'}")
-    max_tokens = _largest(lambda t: run(t, sequences).total_bytes <= budget, 0, MAX_TOKENS)
     if engine == "vllm" and not fits:
         lines.append("vLLM refuses to start when one request at max_model_len does not fit "
                      "(get_kv_cache_configs)" + (": lower --max-model-len to the longest "

@@ -133,6 +133,7 @@ CALLS: dict[str, dict[str, Any]] = {
     "cache.model_to_json": {"model": sim.cache.get_model(MODEL)},
     "gpus.gpu_memory_bytes": {"gpu": next(iter(sim.gpus.GPUS))},
     "gpus.gpu_verdict": {"gpu": next(iter(sim.gpus.GPUS))},
+    "gpus.gpu_verdicts": {"gpu": next(iter(sim.gpus.GPUS)), "contexts": [0, 1024]},
     # of the first modules: the values these take differ from the names' usual ones
     "rules.step": {"state": sim.init_state("linear", 2, 2), "q": A32[0], "k": A32[0],
                    "v": A32[0]},
@@ -159,7 +160,8 @@ LABELS = ("name", "path", "what")
 # value ('config', 'model', 'model_type', the text it came from) or with the path of the field at
 # fault, and that field must be one of the keys of the dict given (e.g. {"a": 1} → "a: unknown
 # field").
-CONFIG_MODULES = ("cache", "hf_config", "user_input", "engines", "gpus", "weights", "presets")
+CONFIG_MODULES = ("cache", "hf_config", "hf_reader", "user_input", "engines", "gpus", "weights",
+                  "presets")
 CONFIG_ARGUMENTS = ("config", "model", "text")
 CONFIG_HEADS = ("config", "model", "model_type", "text")
 BAD = st.sampled_from([

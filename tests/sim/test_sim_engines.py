@@ -258,3 +258,28 @@ def test_lines_say_1_sequence_and_4_sequences_and_a_negative_budget_with_a_minus
     many = gpu_verdict("llama-3-8b", 8192, 4, "vllm", gpu="H100-80GB")["lines"]
     assert any(line.startswith("longest context for 4 sequences: ") for line in many)
     assert any(line.startswith("4 sequences × 8,192 tokens allocate ") for line in many)
+
+
+@pytest.mark.parametrize("engine", ["vllm", "llama.cpp", "sglang", "ideal"])
+def test_verdicts_at_many_contexts_are_the_verdict_at_each(engine):
+    """gpu_verdicts plans the engine and searches the longest context once for every context
+    (the hybrid page asks at eleven): each answer is gpu_verdict's at that context, its bytes are
+    sim.engines.allocate's, and its longest context is the last token count whose allocation
+    stays within the budget (checked against allocate one token either side)."""
+    from sim import gpus  # noqa: PLC0415
+
+    contexts = [0, 1, 4096, 131072, 1048576]
+    for model, n in (("jamba-v0.1", 1), ("qwen3-next-80b-a3b", 16)):
+        many = gpus.gpu_verdicts(model, contexts, n, engine, gpu="H100-80GB", weight_bytes=3 * 10**10,
+                                 max_context=262144)
+        assert many == [gpu_verdict(model, c, n, engine, gpu="H100-80GB", weight_bytes=3 * 10**10,
+                                    max_context=262144) for c in contexts]
+        for c, v in zip(contexts, many):
+            assert v["allocated_bytes"] == allocate(model, c, n, engine).total_bytes
+            assert v["beyond_max_context"] is (c > 262144)
+        top, budget = many[0]["max_tokens"], many[0]["budget_bytes"]
+        assert {v["max_tokens"] for v in many} == {top}
+        if top is not None and top < gpus.MAX_TOKENS:
+            assert allocate(model, top, n, engine).total_bytes <= budget
+            assert allocate(model, top + 1, n, engine).total_bytes > budget
+    assert gpus.gpu_verdicts("jamba-v0.1", [], 1, engine, gpu="H100-80GB") == []

@@ -35,7 +35,7 @@ from bokeh.palettes import Colorblind8
 from sim import cache as sim_cache
 from sim import engines as sim_engines
 from sim import gpus as sim_gpus
-from sim import hf_config
+from sim import hf_config, hf_reader
 from sim import weights as sim_weights
 from ui.fmt import count, num, plain, text
 from ui.views import View, make_figure
@@ -554,8 +554,8 @@ def model_facts(config: dict | None) -> tuple[str | None, int | None]:
     """(family, the model's own longest context) of a config.json, or (None, None)."""
     if not config:
         return None, None
-    _, inner = hf_config.unwrap(config)
-    return hf_config.recognise(inner), hf_config.max_context(inner)
+    _, inner = hf_reader.unwrap(config)
+    return hf_reader.recognise(inner), hf_config.max_context(inner)
 
 
 def engine_options(engine: str, kv_dtype: str, state_dtype: str, family: str | None,
@@ -615,9 +615,8 @@ def serve(name: str, model, config: dict | None, why_not: str, s: dict) -> Serve
     if top > MAX_EXACT:
         raise ValueError(f"{name}: {top:,} bytes at 1M tokens under {ENGINE_NAMES[engine]}; "
                          f"accepted: at most 2^53 = {MAX_EXACT:,}")
-    out.verdicts = [sim_gpus.gpu_verdict(model, c, n, engine, **gpu, weight_bytes=weights,
-                                         overhead_bytes=overhead, max_context=limit,
-                                         **options) for c in CONTEXTS]
+    out.verdicts = sim_gpus.gpu_verdicts(model, CONTEXTS, n, engine, **gpu, weight_bytes=weights,
+                                         overhead_bytes=overhead, max_context=limit, **options)
     kv = np.array([p.kv_bytes for p in points], dtype=float)
     state = np.array([p.state_bytes for p in points], dtype=float)
     out.curve = {"kv": kv, "state": state, "total": kv + state,
