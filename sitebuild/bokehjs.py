@@ -96,8 +96,9 @@ def assert_no_bokeh_css_variables(out: Path) -> None:
 def patch_bokehjs(core: Path) -> None:
     """Apply BOKEHJS_PATCHES to the bokeh.min.js at `core`, in place."""
     text = core.read_text()
-    for old, new, _why in BOKEHJS_PATCHES:
+    for old, new, why in BOKEHJS_PATCHES:
         if text.count(old) != 1:
-            raise BuildError(f"{core.name}: {old!r} to patch was not found once; check BokehJS")
+            raise BuildError(f"{core.name}: the edit \"{why}\" expects {old!r} once and found it "
+                             f"{text.count(old)} times; check BokehJS (sitebuild/bokehjs.py)")
         text = text.replace(old, new)
     core.write_text(text)

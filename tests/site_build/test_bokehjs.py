@@ -9,15 +9,18 @@ import pytest
 from sitebuild import BuildError, bokehjs
 
 
-def test_bokehjs_patches_match_the_pinned_bokeh_once():
-    """Each edit to the shipped bokeh.min.js finds its text exactly once (the build stops
-    otherwise), so a Bokeh upgrade that moves the code is caught here first."""
+@pytest.mark.parametrize(("old", "new", "why"), bokehjs.BOKEHJS_PATCHES,
+                         ids=[why for _, _, why in bokehjs.BOKEHJS_PATCHES])
+def test_each_bokehjs_edit_finds_its_line_in_the_pinned_bokeh_once(old, new, why):
+    """Each edit to the shipped bokeh.min.js (its reason beside it in sitebuild/bokehjs.py) finds
+    the text it expects exactly once in the pinned BokehJS, and its replacement is not there yet
+    (the build stops otherwise), so a Bokeh upgrade that moves the code is caught here first,
+    named by the edit."""
     import bokeh
 
     text = (Path(bokeh.__file__).parent / "server" / "static" / "js" / "bokeh.min.js").read_text()
-    for old, new, why in bokehjs.BOKEHJS_PATCHES:
-        assert text.count(old) == 1, why
-        assert new not in text, why
+    assert text.count(old) == 1, f"the edit '{why}' expects this text once in bokeh {bokeh.__version__}: {old}"
+    assert new not in text, f"the edit '{why}': its replacement is already in bokeh.min.js"
 
 
 def test_a_patch_whose_text_moved_stops_the_build(tmp_path):
@@ -26,7 +29,7 @@ def test_a_patch_whose_text_moved_stops_the_build(tmp_path):
     bokehjs.patch_bokehjs(core)
     assert core.read_text() == "".join(new for _, new, _ in bokehjs.BOKEHJS_PATCHES)
     core.write_text("".join(old for old, _, _ in bokehjs.BOKEHJS_PATCHES[1:]))  # the MathJax loader moved
-    with pytest.raises(BuildError, match="bokeh.min.js: .*mathjax.* was not found once; check BokehJS"):
+    with pytest.raises(BuildError, match="bokeh.min.js: the edit .*MathJax loader.* expects .*mathjax.* once and found it 0 times"):
         bokehjs.patch_bokehjs(core)
 
 
