@@ -28,151 +28,36 @@ The report says which fields were used, which figures were derived from others (
 and which fields were ignored (they do not change the cache). A field that matters but cannot
 be interpreted raises a one-line ValueError naming it instead of a guess. Text goes through the
 same limits as the model box (`sim.user_input`); sizes through the same bounds as `sim.cache`.
+Reading the file, the field reader and the table of families are `sim.hf_reader`'s, shared with
+`sim.weights`; this module holds one builder per family (`_BUILDERS`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .cache import MAX_DIM, MAX_MIXERS, MAX_TOKENS, Model, load_model
-from .presets import _from_pattern
-from .user_input import (
-    MAX_TEXT_BYTES,
-    check_int,
-    describe_value,
-    key_path,
-    parse_json_text,
-    quote,
+from .cache import MAX_MIXERS, MAX_TOKENS, Model, load_model
+from .hf_reader import (
+    DECODERS,
+    Reader,
+    parse_config,
+    recognise,
+    unwrap,
 )
+from .presets import _from_pattern
+from .user_input import check_int, describe_value, key_path, quote
 
 
-class _Reader:
-    """Reads fields of one config object, remembering every field it used.
-
-    `prefix` is the object's path in the file ("" at the top, "ssm_cfg." inside ssm_cfg), so
-    every message and every report line names a nested field by its full path."""
-
-    def __init__(self, config: dict[str, Any], prefix: str = "") -> None:
-        self.config = config
-        self.prefix = prefix
-        self.used: list[str] = []
-        self.derived: list[str] = []
-        self.defaults: list[str] = []
-
-    def path(self, key: str) -> str:
-        return f"{self.prefix}{key}"
-
-    def sub(self, key: str) -> _Reader:
-        """A reader for the nested object `key`, sharing this reader's lists."""
-        value = self.raw(key)
-        if not isinstance(value, dict):
-            raise ValueError(f"{self.path(key)}: expected an object, got {describe_value(value)}")
-        child = _Reader(value, f"{self.path(key)}.")
-        child.used, child.derived, child.defaults = self.used, self.derived, self.defaults
-        return child
-
-    def has(self, key: str) -> bool:
-        return self.config.get(key) is not None
-
-    def raw(self, key: str) -> Any:
-        self.used.append(self.path(key))
-        return self.config.get(key)
-
-    def int(self, key: str, *, low: int = 1, high: int = MAX_DIM, default: int | None = None,
-            why: str = "") -> int:
-        """An integer field; `default` (with `why`) when absent, else a missing-field error."""
-        if self.config.get(key) is None:
-            if default is None:
-                raise ValueError(f"{self.path(key)}: missing; this architecture needs it")
-            self.defaults.append(f"{self.path(key)} = {default} ({why})")
-            return default
-        self.used.append(self.path(key))
-        return check_int(self.path(key), self.config[key], low, high)
-
-    def bool(self, key: str, default: bool, why: str) -> bool:
-        """A true/false field; `default` (reported with `why`) when absent."""
-        if key not in self.config or self.config[key] is None:
-            self.defaults.append(f"{self.path(key)} = {str(default).lower()} ({why})")
-            return default
-        self.used.append(self.path(key))
-        value = self.config[key]
-        if not isinstance(value, bool):
-            raise ValueError(f"{self.path(key)}: expected true or false, got {describe_value(value)}")
-        return value
-
-    def first(self, *keys: str, **options: Any) -> int:
-        """The first of several spellings of one field that is present (e.g. head_dim,
-        attention_head_dim)."""
-        for key in keys:
-            if self.has(key):
-                return self.int(key)
-        return self.int(keys[0], **options)
-
-    def derive(self, text: str, value: int) -> int:
-        self.derived.append(f"{text} = {value}")
-        return value
-
-    def quotient(self, text: str, num_key: str, num: int, den_key: str, den: int) -> int:
-        """num / den for a derived size; refused naming both fields unless it divides exactly
-        (`hidden_size` below the head count would otherwise give a size of 0)."""
-        if num % den:
-            raise ValueError(
-                f"{self.path(num_key)}: {num:,} is not a multiple of {self.path(den_key)} "
-                f"{den:,}, so {text} is not a whole number; give the size explicitly or fix "
-                "one of the two")
-        return self.derive(text, num // den)
-
-    def list(self, key: str, length: int | None = None, length_key: str | None = None) -> list[Any]:
-        """A list field; with `length`, it must have that many entries (`length_key` is the
-        field that says so, named beside this one when they disagree)."""
-        value = self.raw(key)
-        if not isinstance(value, list):
-            raise ValueError(f"{self.path(key)}: expected a list, got {describe_value(value)}")
-        if len(value) > MAX_MIXERS:  # no list in a config.json lists more than its layers
-            raise ValueError(f"{self.path(key)}: {len(value):,} entries is too many; accepted: "
-                             f"at most {MAX_MIXERS:,}")
-        if length is not None and len(value) != length:
-            because = f" as {self.path(length_key)} = {length} says" if length_key else ""
-            raise ValueError(f"{self.path(key)}: has {len(value):,} entries but {length:,} are "
-                             f"needed{because}; the two fields contradict each other")
-        return value
-
-
-def _layers(r: _Reader) -> int:
+def _layers(r: Reader) -> int:
     return r.int("num_hidden_layers", high=MAX_MIXERS)
 
 
-def _head_dim(r: _Reader, *spellings: str) -> int:
-    for key in (*spellings, "head_dim"):
-        if r.has(key):
-            return r.int(key)
-    hidden, heads = r.int("hidden_size"), r.int("num_attention_heads")
-    return r.quotient("head_dim = hidden_size / num_attention_heads", "hidden_size", hidden,
-                      "num_attention_heads", heads)
-
-
-def _kv_heads(r: _Reader, heads_key: str = "num_attention_heads") -> int:
-    """num_key_value_heads, which must divide the attention heads (grouped-query attention
-    shares each KV head among num_attention_heads / num_key_value_heads query heads)."""
-    if not r.has("num_key_value_heads"):
-        return r.derive(f"num_key_value_heads = {heads_key} (no grouping)", r.int(heads_key))
-    kv = r.int("num_key_value_heads")
-    if r.has(heads_key):
-        heads = r.int(heads_key)
-        if kv > heads or heads % kv:
-            raise ValueError(
-                f"{r.path('num_key_value_heads')}: {kv:,} KV heads cannot serve "
-                f"{r.path(heads_key)} = {heads:,} query heads; accepted: a divisor of "
-                f"{heads:,} (at most {heads:,})")
-    return kv
-
-
-def _attention(r: _Reader, label: str | None = None, **extra: Any) -> dict[str, Any]:
-    entry = {"kind": "attention", "kv_heads": _kv_heads(r), "head_dim": _head_dim(r), **extra}
+def _attention(r: Reader, label: str | None = None, **extra: Any) -> dict[str, Any]:
+    entry = {"kind": "attention", "kv_heads": r.kv_heads(), "head_dim": r.head_dim(), **extra}
     return entry if label is None else {**entry, "label": label}
 
 
-def _kinds_by_layer(r: _Reader, key: str, n: int, meaning: dict[Any, str],
+def _kinds_by_layer(r: Reader, key: str, n: int, meaning: dict[Any, str],
                     length_key: str | None = "num_hidden_layers") -> str:
     """A per-layer list of names (layer_types, layers_block_type…) as one symbol per layer."""
     values = r.list(key, n, length_key)
@@ -185,7 +70,7 @@ def _kinds_by_layer(r: _Reader, key: str, n: int, meaning: dict[Any, str],
     return "".join(symbols)
 
 
-def _agree(r: _Reader, key_a: str, pattern_a: str, key_b: str, pattern_b: str) -> None:
+def _agree(r: Reader, key_a: str, pattern_a: str, key_b: str, pattern_b: str) -> None:
     """Two fields that both give the layer pattern must give the same one."""
     if pattern_a != pattern_b:
         layer = next((i for i, (a, b) in enumerate(zip(pattern_a, pattern_b)) if a != b),
@@ -194,13 +79,13 @@ def _agree(r: _Reader, key_a: str, pattern_a: str, key_b: str, pattern_b: str) -
                          f"other (first at layer {layer}); remove one")
 
 
-def _mamba2(r: _Reader, heads: int, head_dim: int, d_state: int, groups: int, kernel: int,
+def _mamba2(r: Reader, heads: int, head_dim: int, d_state: int, groups: int, kernel: int,
             d_inner: int, label: str = "Mamba-2") -> dict[str, Any]:
     return {"kind": "recurrent", "label": label, "state_shape": [heads, head_dim, d_state],
             "conv_channels": d_inner + 2 * groups * d_state, "conv_kernel": kernel}
 
 
-def _same_inner(r: _Reader, heads_keys: tuple[str, str], heads: int, head_dim: int,
+def _same_inner(r: Reader, heads_keys: tuple[str, str], heads: int, head_dim: int,
                 inner_text: str, d_inner: int) -> None:
     """heads · head_dim must equal d_inner where a config gives both (they size one tensor)."""
     if heads * head_dim != d_inner:
@@ -214,7 +99,7 @@ def _same_inner(r: _Reader, heads_keys: tuple[str, str], heads: int, head_dim: i
 _WINDOW_KINDS = {"full_attention": "A", "sliding_attention": "S"}
 
 
-def _decoder(r: _Reader, family: str) -> list[dict[str, Any]]:
+def _decoder(r: Reader, family: str) -> list[dict[str, Any]]:
     """Plain-attention decoders read from the generic fields (Llama, Mistral, Mixtral,
     Qwen2/Qwen3, Gemma 1–3, Phi-3, gpt-oss, DeepSeek-V3's MLA).
 
@@ -257,7 +142,7 @@ def _decoder(r: _Reader, family: str) -> list[dict[str, Any]]:
                                          "window": window}})
 
 
-def _mla(r: _Reader) -> dict[str, Any]:
+def _mla(r: Reader) -> dict[str, Any]:
     """Multi-head latent attention: one latent of kv_lora_rank + qk_rope_head_dim per token."""
     rope = r.int("qk_rope_head_dim")
     return {"kind": "mla", "label": "MLA",
@@ -269,7 +154,7 @@ def _mla(r: _Reader) -> dict[str, Any]:
             "v_head_dim": r.int("v_head_dim")}
 
 
-def _mamba2_family(r: _Reader, family: str) -> list[dict[str, Any]]:
+def _mamba2_family(r: Reader, family: str) -> list[dict[str, Any]]:
     if r.has("ssm_cfg") or r.has("n_layer"):  # mamba_ssm's own layout (state-spaces/*)
         return _mamba_ssm(r)
     n = _layers(r)
@@ -281,7 +166,7 @@ def _mamba2_family(r: _Reader, family: str) -> list[dict[str, Any]]:
              "count": n}]
 
 
-def _mamba_ssm(r: _Reader) -> list[dict[str, Any]]:
+def _mamba_ssm(r: Reader) -> list[dict[str, Any]]:
     """state-spaces/mamba2-*: d_model, n_layer, ssm_cfg; sizes not in ssm_cfg are the defaults
     of mamba_ssm.modules.mamba2.Mamba2 (d_state 128, d_conv 4, expand 2, headdim 64, ngroups 1)."""
     n = r.int("n_layer", high=MAX_MIXERS)
@@ -307,7 +192,7 @@ def _mamba_ssm(r: _Reader) -> list[dict[str, Any]]:
                        size["d_conv"], d_inner), "count": n}]
 
 
-def _jamba(r: _Reader, family: str) -> list[dict[str, Any]]:
+def _jamba(r: Reader, family: str) -> list[dict[str, Any]]:
     n = _layers(r)
     period, offset = r.int("attn_layer_period", high=n), r.int("attn_layer_offset", low=0, high=n)
     if offset >= period:
@@ -321,7 +206,7 @@ def _jamba(r: _Reader, family: str) -> list[dict[str, Any]]:
     return _from_pattern(pattern, {"M": mamba, "A": _attention(r)})
 
 
-def _zamba2(r: _Reader, family: str) -> list[dict[str, Any]]:
+def _zamba2(r: Reader, family: str) -> list[dict[str, Any]]:
     """layers_block_type: "mamba" (transformers 5 re-saves it as "linear_attention") or
     "hybrid"; or hybrid_layer_ids. When both are given they must agree."""
     n = _layers(r)
@@ -354,7 +239,7 @@ def _zamba2(r: _Reader, family: str) -> list[dict[str, Any]]:
         head_dim = r.quotient("attention_head_dim = 2 · hidden_size / num_attention_heads",
                               "hidden_size", 2 * hidden, "num_attention_heads",
                               r.int("num_attention_heads"))
-    attention = {"kind": "attention", "label": "shared attention", "kv_heads": _kv_heads(r),
+    attention = {"kind": "attention", "label": "shared attention", "kv_heads": r.kv_heads(),
                  "head_dim": head_dim, "parallel": True}
     entries: list[dict[str, Any]] = []
     for symbol in pattern:  # a hybrid layer is a Mamba-2 layer plus a call of shared attention
@@ -367,7 +252,7 @@ def _zamba2(r: _Reader, family: str) -> list[dict[str, Any]]:
     return entries
 
 
-def _recurrent_gemma(r: _Reader, family: str) -> list[dict[str, Any]]:
+def _recurrent_gemma(r: Reader, family: str) -> list[dict[str, Any]]:
     """The cycle is `block_types` (transformers ≥ 4.40) or `_block_types`, the spelling of the
     published google/recurrentgemma-2b config.json; both present must agree."""
     n = _layers(r)
@@ -397,7 +282,7 @@ def _recurrent_gemma(r: _Reader, family: str) -> list[dict[str, Any]]:
     return _from_pattern(pattern, {"R": rglru, "A": local})
 
 
-def _gated_deltanet(r: _Reader) -> dict[str, Any]:
+def _gated_deltanet(r: Reader) -> dict[str, Any]:
     value_heads, key_heads = r.int("linear_num_value_heads"), r.int("linear_num_key_heads")
     d_k, d_v = r.int("linear_key_head_dim"), r.int("linear_value_head_dim")
     return {"kind": "recurrent", "label": "Gated DeltaNet", "state_shape": [value_heads, d_k, d_v],
@@ -405,7 +290,7 @@ def _gated_deltanet(r: _Reader) -> dict[str, Any]:
             "conv_kernel": r.int("linear_conv_kernel_dim")}
 
 
-def _qwen3_next(r: _Reader, family: str) -> list[dict[str, Any]]:
+def _qwen3_next(r: Reader, family: str) -> list[dict[str, Any]]:
     """Qwen3-Next and Qwen3.5 (text): `layer_types`, or full attention where
     (i + 1) mod full_attention_interval = 0; both present must agree."""
     n = _layers(r)
@@ -423,7 +308,7 @@ def _qwen3_next(r: _Reader, family: str) -> list[dict[str, Any]]:
                                    "A": _attention(r, "gated attention")})
 
 
-def _kimi_linear(r: _Reader, family: str) -> list[dict[str, Any]]:
+def _kimi_linear(r: Reader, family: str) -> list[dict[str, Any]]:
     n = _layers(r)
     sub = r.sub("linear_attn_config")
     full = sub.list("full_attn_layers")
@@ -445,7 +330,7 @@ def _kimi_linear(r: _Reader, family: str) -> list[dict[str, Any]]:
     return _from_pattern(pattern, {"K": kda_entry, "M": _mla(r)})
 
 
-def _minimax(r: _Reader, family: str) -> list[dict[str, Any]]:
+def _minimax(r: Reader, family: str) -> list[dict[str, Any]]:
     n = _layers(r)
     patterns = {}
     if r.has("attn_type_list"):
@@ -457,7 +342,7 @@ def _minimax(r: _Reader, family: str) -> list[dict[str, Any]]:
         _agree(r, "attn_type_list", patterns["attn_type_list"], "layer_types",
                patterns["layer_types"])
     pattern = next(iter(patterns.values()))
-    heads, head_dim = r.int("num_attention_heads"), _head_dim(r)
+    heads, head_dim = r.int("num_attention_heads"), r.head_dim()
     lightning = {"kind": "recurrent", "label": "lightning attention",
                  "state_shape": [heads, head_dim, head_dim]}
     return _from_pattern(pattern, {"L": lightning, "A": _attention(r)})
@@ -467,7 +352,7 @@ _NEMOTRON_BLOCKS = {"mamba": "M", "linear_attention": "M", "attention": "*",
                     "full_attention": "*", "mlp": "-", "moe": "E"}
 
 
-def _nemotron_pattern(r: _Reader) -> str:
+def _nemotron_pattern(r: Reader) -> str:
     """hybrid_override_pattern, or layers_block_type (transformers 5 converts the former into
     the latter on load and writes that); both present must agree."""
     patterns = {}
@@ -502,19 +387,19 @@ def _nemotron_pattern(r: _Reader) -> str:
     return pattern
 
 
-def _nemotron_h(r: _Reader, family: str) -> list[dict[str, Any]]:
+def _nemotron_h(r: Reader, family: str) -> list[dict[str, Any]]:
     pattern = _nemotron_pattern(r)
     heads, head_dim = r.int("mamba_num_heads"), r.int("mamba_head_dim")
     mamba = _mamba2(r, heads, head_dim, r.int("ssm_state_size"),
                     r.first("n_groups", "mamba_n_groups"), r.first("conv_kernel", "mamba_d_conv"),
                     r.derive("d_inner = mamba_num_heads · mamba_head_dim", heads * head_dim))
-    attention = {"kind": "attention", "kv_heads": _kv_heads(r),
-                 "head_dim": _head_dim(r, "attention_head_dim")}
+    attention = {"kind": "attention", "kv_heads": r.kv_heads(),
+                 "head_dim": r.head_dim("attention_head_dim")}
     return _from_pattern(pattern, {"M": mamba, "*": attention, "-": {"kind": "mlp"},
                                    "E": {"kind": "mlp", "label": "MoE"}})
 
 
-def _falcon_h1(r: _Reader, family: str) -> list[dict[str, Any]]:
+def _falcon_h1(r: Reader, family: str) -> list[dict[str, Any]]:
     n = _layers(r)
     d_state = r.int("mamba_d_state")
     heads, head_dim = r.int("mamba_n_heads"), r.int("mamba_d_head")
@@ -529,7 +414,7 @@ def _falcon_h1(r: _Reader, family: str) -> list[dict[str, Any]]:
     return [{**_attention(r), "count": n}, {**mamba, "count": n, "parallel": True}]
 
 
-def _granite_hybrid(r: _Reader, family: str) -> list[dict[str, Any]]:
+def _granite_hybrid(r: Reader, family: str) -> list[dict[str, Any]]:
     """Granite-4.0-H (granitemoehybrid): `layer_types` "mamba" / "attention" (transformers 5
     re-saves them as "linear_attention" / "full_attention"; `layers_block_type` is its other
     name, and both present must agree); Mamba-2 sizes mamba_n_heads, mamba_d_head (or
@@ -558,7 +443,7 @@ def _granite_hybrid(r: _Reader, family: str) -> list[dict[str, Any]]:
     return _from_pattern(pattern, {"M": mamba, "A": _attention(r)})
 
 
-def _lfm2(r: _Reader, family: str) -> list[dict[str, Any]]:
+def _lfm2(r: Reader, family: str) -> list[dict[str, Any]]:
     """LFM2: `layer_types` "conv" (a gated short convolution over hidden_size channels, kernel
     conv_L_cache, keeping its last conv_L_cache − 1 inputs) and "full_attention"; or
     `full_attn_idxs` (0-based)."""
@@ -575,90 +460,18 @@ def _lfm2(r: _Reader, family: str) -> list[dict[str, Any]]:
     return _from_pattern(pattern, {"C": conv, "A": _attention(r)})
 
 
-_DECODERS = ("llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma",
-             "gemma2", "gemma3_text", "phi3", "gpt_oss", "deepseek_v3")
-_BUILDERS = {**{family: _decoder for family in _DECODERS},
+_BUILDERS = {**{family: _decoder for family in DECODERS},
              "mamba2": _mamba2_family, "jamba": _jamba, "zamba2": _zamba2,
              "recurrent_gemma": _recurrent_gemma, "qwen3_next": _qwen3_next,
              "qwen3_5_text": _qwen3_next, "kimi_linear": _kimi_linear, "minimax": _minimax,
              "nemotron_h": _nemotron_h, "falcon_h1": _falcon_h1,
              "granitemoehybrid": _granite_hybrid, "lfm2": _lfm2}
-FAMILIES = tuple(_BUILDERS)
-_MODEL_TYPES = {family: family for family in FAMILIES} | {
-    "minimax_text_01": "minimax", "mamba_ssm": "mamba2", "qwen3_5_moe_text": "qwen3_5_text"}
-# Wrappers whose language model sits in text_config (multimodal checkpoints).
-_WRAPPERS = ("text_config",)
-_ARCHITECTURES = {
-    "LlamaForCausalLM": "llama", "MistralForCausalLM": "mistral",
-    "MixtralForCausalLM": "mixtral", "Qwen2ForCausalLM": "qwen2", "Qwen3ForCausalLM": "qwen3",
-    "Qwen3MoeForCausalLM": "qwen3_moe", "GemmaForCausalLM": "gemma",
-    "Gemma2ForCausalLM": "gemma2", "Gemma3ForCausalLM": "gemma3_text",
-    "Phi3ForCausalLM": "phi3", "GptOssForCausalLM": "gpt_oss",
-    "DeepseekV3ForCausalLM": "deepseek_v3",
-    "Mamba2ForCausalLM": "mamba2", "JambaForCausalLM": "jamba",
-    "Zamba2ForCausalLM": "zamba2", "RecurrentGemmaForCausalLM": "recurrent_gemma",
-    "Qwen3NextForCausalLM": "qwen3_next", "KimiLinearForCausalLM": "kimi_linear",
-    "MiniMaxText01ForCausalLM": "minimax", "MiniMaxForCausalLM": "minimax",
-    "NemotronHForCausalLM": "nemotron_h", "FalconH1ForCausalLM": "falcon_h1",
-    "GraniteMoeHybridForCausalLM": "granitemoehybrid", "Lfm2ForCausalLM": "lfm2"}
 # Fields that never change the cache, not worth listing one by one as "ignored".
 _METADATA = {"_name_or_path", "transformers_version", "torch_dtype", "dtype", "auto_map"}
 # Families whose sliding_window field is interpreted (which layers slide is in the file).
-_WINDOWED = {"recurrent_gemma", *_DECODERS}
+_WINDOWED = {"recurrent_gemma", *DECODERS}
 # Where a config gives the model's own longest context.
 _MAX_CONTEXT_FIELDS = ("max_position_embeddings", "model_max_length", "max_sequence_length")
-
-
-def recognise(config: dict[str, Any]) -> str:
-    """The family of a config.json: model_type first, then architectures, then the mamba_ssm
-    layout. Raises one line naming model_type and the supported ones otherwise."""
-    if not isinstance(config, dict):
-        raise ValueError(f"config.json: expected an object, got {describe_value(config)}")
-    model_type = config.get("model_type")
-    if isinstance(model_type, str) and model_type in _MODEL_TYPES:
-        return _MODEL_TYPES[model_type]
-    architectures = config.get("architectures")
-    if isinstance(architectures, list):
-        for name in architectures[:100]:
-            if isinstance(name, str) and name in _ARCHITECTURES:
-                return _ARCHITECTURES[name]
-    if "ssm_cfg" in config and "n_layer" in config:
-        return "mamba2"
-    found = describe_value(model_type) if model_type is not None else "none"
-    raise ValueError(f"model_type: unknown architecture {found}; recognised: "
-                     f"{', '.join(sorted(_MODEL_TYPES))} (or their architectures names)")
-
-
-def unwrap(config: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """(path prefix, the language model's config): a multimodal wrapper's text_config when the
-    top level is not itself a recognised family."""
-    if not isinstance(config, dict):
-        raise ValueError(f"config.json: expected an object, got {describe_value(config)}")
-    if config.get("model_type") not in _MODEL_TYPES:
-        for key in _WRAPPERS:
-            inner = config.get(key)
-            if isinstance(inner, dict) and inner.get("model_type") in _MODEL_TYPES:
-                return f"{key}.", inner
-    return "", config
-
-
-def parse_config(config: Any) -> dict[str, Any]:
-    """A config.json's text (or bytes, or parsed dict) → the dict; an empty file, a file of
-    white space or anything but an object is refused with one line."""
-    if isinstance(config, (str, bytes, bytearray)):
-        head = config[:MAX_TEXT_BYTES + 1]  # longer texts are refused by parse_json_text
-        blank = (head.lstrip("\ufeff").strip() if isinstance(head, str)
-                 else bytes(head).removeprefix(b"\xef\xbb\xbf").strip())
-        if len(head) <= MAX_TEXT_BYTES and not blank:
-            raise ValueError("config.json: the file is empty; expected a JSON object with "
-                             "model_type and the model's sizes")
-        config = parse_json_text(config, "config.json")
-    if not isinstance(config, dict):
-        raise ValueError(f"config.json: expected an object, got {describe_value(config)}")
-    if not config:
-        raise ValueError("config.json: the object is empty ({}); expected model_type and the "
-                         "model's sizes")
-    return config
 
 
 def max_context(config: dict[str, Any]) -> int | None:
@@ -702,7 +515,7 @@ def from_hf_config(config: dict[str, Any] | str | bytes) -> tuple[Model, dict[st
         raise ValueError(f"{nested}sliding_window: {describe_value(window)} is not interpreted for "
                          f"{family} (which layers slide is not in the file); remove it or describe "
                          "the model in the JSON model format")
-    reader = _Reader(config)
+    reader = Reader(config)
     try:
         layers = _BUILDERS[family](reader, family)
         name = config.get("_name_or_path")

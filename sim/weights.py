@@ -40,15 +40,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .cache import Model
-from .hf_config import (
-    _head_dim,
-    _kv_heads,
-    _Reader,
-    from_hf_config,
-    parse_config,
-    recognise,
-    unwrap,
-)
+from .hf_config import from_hf_config
+from .hf_reader import DECODERS, Reader, parse_config, recognise, unwrap
 from .user_input import check_int, describe_value
 
 WEIGHT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int4")
@@ -198,7 +191,7 @@ def _count(model: Model, *labels: str) -> int:
     return sum(g.count for g in model.groups if g.mixer.label in labels or g.mixer.kind in labels)
 
 
-def _moe_layers(r: _Reader, n: int, experts_key: str) -> list[bool]:
+def _moe_layers(r: Reader, n: int, experts_key: str) -> list[bool]:
     """Which layers hold experts (Qwen): num_experts > 0, not in mlp_only_layers, and
     (i + 1) mod decoder_sparse_step = 0."""
     if not r.has(experts_key) or r.int(experts_key, low=0) == 0:
@@ -209,20 +202,20 @@ def _moe_layers(r: _Reader, n: int, experts_key: str) -> list[bool]:
     return [i not in dense and (i + 1) % step == 0 for i in range(n)]
 
 
-def _tied(r: _Reader, default: bool, why: str, key: str = "tie_word_embeddings") -> bool:
+def _tied(r: Reader, default: bool, why: str, key: str = "tie_word_embeddings") -> bool:
     return r.bool(key, default, why)
 
 
 # --- one function per family: (reader, model) → tensors ---------------------------------------
 
-def _decoder(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
+def _decoder(b: _Builder, r: Reader, model: Model, family: str) -> bool:
     n, H, V = model.n_layers, r.int("hidden_size"), r.int("vocab_size")
     tied = _tied(r, family in ("gemma", "gemma2", "gemma3_text"), f"{family} default")
     b.embeddings(V, H, tied)
     if family == "deepseek_v3":
         _mla(b, r, "attention", n, H)
     else:
-        nh, nkv, hd = r.int("num_attention_heads"), _kv_heads(r), _head_dim(r)
+        nh, nkv, hd = r.int("num_attention_heads"), r.kv_heads(), r.head_dim()
         bias = r.bool("attention_bias", family == "gpt_oss", f"{family} default")
         b.gqa("attention", n, H, nh, nkv, hd, qkv_bias=bias or family == "qwen2",
               o_bias=bias, qk_norm=family in ("qwen3", "qwen3_moe", "gemma3_text"))
@@ -254,7 +247,7 @@ def _decoder(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
     return tied
 
 
-def _mla(b: _Builder, r: _Reader, where: str, n: int, H: int) -> None:
+def _mla(b: _Builder, r: Reader, where: str, n: int, H: int) -> None:
     """MLA: q (or its LoRA H·q_r + q_r + q_r·nh·(dn+dr)), kv_a H·(r+dr), kv norm r,
     kv_b r·nh·(dn+dv), o nh·dv·H."""
     nh, rank = r.int("num_attention_heads"), r.int("kv_lora_rank")
@@ -272,7 +265,7 @@ def _mla(b: _Builder, r: _Reader, where: str, n: int, H: int) -> None:
     b.add(f"{where}.o_proj", (H, nh * dv), n)
 
 
-def _deepseek_moe(b: _Builder, r: _Reader, n: int, H: int, experts_key: str = "n_routed_experts",
+def _deepseek_moe(b: _Builder, r: Reader, n: int, H: int, experts_key: str = "n_routed_experts",
                   k_key: str = "num_experts_per_tok", shared_key: str = "n_shared_experts") -> None:
     """The first `first_k_dense_replace` layers dense, then MoE every moe_layer_freq-th; shared
     experts of moe_intermediate_size each."""
@@ -285,7 +278,7 @@ def _deepseek_moe(b: _Builder, r: _Reader, n: int, H: int, experts_key: str = "n
     b.swiglu("mlp", n - moe, H, r.int("intermediate_size"))
 
 
-def _mamba2_family(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
+def _mamba2_family(b: _Builder, r: Reader, model: Model, family: str) -> bool:
     n = model.n_layers
     if r.has("d_model"):  # mamba_ssm layout: vocab padded, in_proj without bias, conv with bias
         H, V = r.int("d_model"), r.int("vocab_size")
@@ -311,12 +304,12 @@ def _mamba2_family(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
     return tied
 
 
-def _jamba(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
+def _jamba(b: _Builder, r: Reader, model: Model, family: str) -> bool:
     n, H, V = model.n_layers, r.int("hidden_size"), r.int("vocab_size")
     tied = _tied(r, False, "JambaConfig default")
     b.embeddings(V, H, tied)
     attention = _count(model, "attention")
-    b.gqa("attention", attention, H, r.int("num_attention_heads"), _kv_heads(r), _head_dim(r))
+    b.gqa("attention", attention, H, r.int("num_attention_heads"), r.kv_heads(), r.head_dim())
     D = r.int("mamba_expand") * H
     rank = (-(-H // 16) if r.config.get("mamba_dt_rank") in (None, "auto")
             else r.int("mamba_dt_rank"))
@@ -357,7 +350,7 @@ def _mamba2_from(b: _Builder, model: Model, n: int, H: int, **flags) -> None:
     b.mamba2("mamba", n, H, heads, d, (mixer.conv_channels - d) // (2 * N), N, mixer.conv_kernel, **flags)
 
 
-def _zamba2(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
+def _zamba2(b: _Builder, r: Reader, model: Model, family: str) -> bool:
     n, H, V = model.n_layers, r.int("hidden_size"), r.int("vocab_size")
     tied = _tied(r, True, "Zamba2Config default")
     b.embeddings(V, H, tied)
@@ -391,12 +384,12 @@ def _zamba2(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
     return tied
 
 
-def _recurrent_gemma(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
+def _recurrent_gemma(b: _Builder, r: Reader, model: Model, family: str) -> bool:
     n, H, V = model.n_layers, r.int("hidden_size"), r.int("vocab_size")
     tied = _tied(r, True, "RecurrentGemmaConfig default")
     b.embeddings(V, H, tied)
     attention = _count(model, "attention")
-    b.gqa("attention", attention, H, r.int("num_attention_heads"), _kv_heads(r), _head_dim(r),
+    b.gqa("attention", attention, H, r.int("num_attention_heads"), r.kv_heads(), r.head_dim(),
           o_bias=True)
     rec = n - attention
     W = next(g.mixer for g in model.groups if g.mixer.kind == "recurrent").state_shape[0]
@@ -423,12 +416,12 @@ def _recurrent_gemma(b: _Builder, r: _Reader, model: Model, family: str) -> bool
     return tied
 
 
-def _qwen3_next(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
+def _qwen3_next(b: _Builder, r: Reader, model: Model, family: str) -> bool:
     n, H, V = model.n_layers, r.int("hidden_size"), r.int("vocab_size")
     tied = _tied(r, False, "Qwen3NextConfig default")
     b.embeddings(V, H, tied)
     attention = _count(model, "attention")
-    b.gqa("attention", attention, H, r.int("num_attention_heads"), _kv_heads(r), _head_dim(r),
+    b.gqa("attention", attention, H, r.int("num_attention_heads"), r.kv_heads(), r.head_dim(),
           q_gate=True, qk_norm=True)
     g = n - attention
     Hk, Hv = r.int("linear_num_key_heads"), r.int("linear_num_value_heads")
@@ -452,7 +445,7 @@ def _qwen3_next(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
     return tied
 
 
-def _kimi_linear(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
+def _kimi_linear(b: _Builder, r: Reader, model: Model, family: str) -> bool:
     n, H, V = model.n_layers, r.int("hidden_size"), r.int("vocab_size")
     tied = _tied(r, False, "KimiLinearConfig default")
     b.embeddings(V, H, tied)
@@ -477,13 +470,13 @@ def _kimi_linear(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
     return tied
 
 
-def _minimax(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
+def _minimax(b: _Builder, r: Reader, model: Model, family: str) -> bool:
     n, H, V = model.n_layers, r.int("hidden_size"), r.int("vocab_size")
     tied = _tied(r, False, "MiniMaxConfig default")
     b.embeddings(V, H, tied)
-    nh, hd = r.int("num_attention_heads"), _head_dim(r)
+    nh, hd = r.int("num_attention_heads"), r.head_dim()
     attention = _count(model, "attention")
-    b.gqa("attention", attention, H, nh, _kv_heads(r), hd)
+    b.gqa("attention", attention, H, nh, r.kv_heads(), hd)
     m = n - attention
     b.add("lightning.qkv_proj", (3 * nh * hd, H), m)
     b.add("lightning.output_gate", (nh * hd, H), m)
@@ -495,7 +488,7 @@ def _minimax(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
     return tied
 
 
-def _nemotron_h(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
+def _nemotron_h(b: _Builder, r: Reader, model: Model, family: str) -> bool:
     """Blocks of one kind each (hybrid_override_pattern): Mamba-2 (M), attention (*), a relu²
     MLP (-) up I·H + down H·I, or MoE (E, Nemotron 3): router E·H (its score-correction bias
     is a buffer, not a parameter), E experts of up I_moe·L and down L·I_moe (relu², no gate;
@@ -511,8 +504,8 @@ def _nemotron_h(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
                      proj_bias=r.bool("use_bias", False, "NemotronHConfig default"))
     attention = _count(model, "attention")
     if attention:
-        b.gqa("attention", attention, H, r.int("num_attention_heads"), _kv_heads(r),
-              _head_dim(r, "attention_head_dim"))
+        b.gqa("attention", attention, H, r.int("num_attention_heads"), r.kv_heads(),
+              r.head_dim("attention_head_dim"))
     bias = r.bool("mlp_bias", False, "NemotronHConfig default")
     mlp = _count(model, "mlp") - _count(model, "MoE")
     if mlp:
@@ -549,11 +542,11 @@ def _relu2(where: str, b: _Builder, n: int, H: int, I: int, bias: bool) -> None:
         b.add(f"{where}.down_proj.bias", (H,), n)
 
 
-def _falcon_h1(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
+def _falcon_h1(b: _Builder, r: Reader, model: Model, family: str) -> bool:
     n, H, V = model.n_layers, r.int("hidden_size"), r.int("vocab_size")
     tied = _tied(r, False, "FalconH1Config default")
     b.embeddings(V, H, tied)
-    b.gqa("attention", n, H, r.int("num_attention_heads"), _kv_heads(r), _head_dim(r),
+    b.gqa("attention", n, H, r.int("num_attention_heads"), r.kv_heads(), r.head_dim(),
           qkv_bias=r.bool("attention_bias", False, "FalconH1Config default"),
           o_bias=r.bool("attention_bias", False, "FalconH1Config default"))
     mixer = next(g.mixer for g in model.groups if g.mixer.kind == "recurrent")
@@ -568,7 +561,7 @@ def _falcon_h1(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
     return tied
 
 
-def _granite_hybrid(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
+def _granite_hybrid(b: _Builder, r: Reader, model: Model, family: str) -> bool:
     """Granite-4.0-H (transformers `modeling_granitemoehybrid.py`): every layer has Mamba-2 or
     attention (q, k, v, o with biases when attention_bias), then the MoE (when
     num_local_experts > 0: router E·H, experts gate_up (E, 2I, H) and down (E, H, I),
@@ -581,7 +574,7 @@ def _granite_hybrid(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
     b.embeddings(V, H, tied)
     attention = _count(model, "attention")
     bias = r.bool("attention_bias", False, "GraniteMoeHybridConfig default")
-    b.gqa("attention", attention, H, r.int("num_attention_heads"), _kv_heads(r), _head_dim(r),
+    b.gqa("attention", attention, H, r.int("num_attention_heads"), r.kv_heads(), r.head_dim(),
           qkv_bias=bias, o_bias=bias)
     mamba = n - attention
     if mamba:
@@ -604,7 +597,7 @@ def _granite_hybrid(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
     return tied
 
 
-def _lfm2_intermediate(r: _Reader) -> int:
+def _lfm2_intermediate(r: Reader) -> int:
     """LFM2's MLP width (`Lfm2MLP`): block_ff_dim (or intermediate_size), and with
     block_auto_adjust_ff_dim: ⌊2I/3⌋, then ⌊multiplier · that⌋ rounded up to a multiple of
     block_multiple_of (when block_ffn_dim_multiplier is not null)."""
@@ -627,7 +620,7 @@ def _lfm2_intermediate(r: _Reader) -> int:
                     width)
 
 
-def _lfm2(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
+def _lfm2(b: _Builder, r: Reader, model: Model, family: str) -> bool:
     """LFM2 (transformers `modeling_lfm2.py`): a short-convolution layer is in_proj 3H·H, a
     depthwise conv H·K and out_proj H·H (biases on all three when conv_bias); an attention
     layer q, k, v, out_proj without biases plus q_layernorm and k_layernorm hd each; every
@@ -639,7 +632,7 @@ def _lfm2(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
     tied = _tied(r, True, "Lfm2Config default", key)
     b.embeddings(V, H, tied)
     attention = _count(model, "attention")
-    b.gqa("attention", attention, H, r.int("num_attention_heads"), _kv_heads(r), _head_dim(r),
+    b.gqa("attention", attention, H, r.int("num_attention_heads"), r.kv_heads(), r.head_dim(),
           qk_norm=True)
     conv = n - attention
     K = r.int("conv_L_cache", low=2, default=3, why="Lfm2Config default")
@@ -659,9 +652,7 @@ def _lfm2(b: _Builder, r: _Reader, model: Model, family: str) -> bool:
     return tied
 
 
-_DECODERS = ("llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma",
-             "gemma2", "gemma3_text", "phi3", "gpt_oss", "deepseek_v3")
-_COUNTERS = {**{family: _decoder for family in _DECODERS},
+_COUNTERS = {**{family: _decoder for family in DECODERS},
              "mamba2": _mamba2_family, "jamba": _jamba, "zamba2": _zamba2,
              "recurrent_gemma": _recurrent_gemma, "qwen3_next": _qwen3_next,
              "qwen3_5_text": _qwen3_next, "kimi_linear": _kimi_linear, "minimax": _minimax,
@@ -681,7 +672,7 @@ def parameter_count(config: Any) -> ParameterCount:
     if family not in _COUNTERS:
         raise ValueError(f"{nested}model_type: no parameter formula for {describe_value(family)} "
                          f"yet; counted: {', '.join(COUNTED_FAMILIES)}")
-    builder, reader = _Builder(), _Reader(inner)
+    builder, reader = _Builder(), Reader(inner)
     if nested:
         builder.notes.append(f"the language model in {nested.rstrip('.')} only: a vision "
                              "tower or other parts of the wrapper are not counted")

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from sim.cache import cache_report
-from sim.hf_config import FAMILIES, context_note, from_hf_config
+from sim.hf_config import context_note, from_hf_config
+from sim.hf_reader import FAMILIES
 from sim.weights import parameter_count
 
 FIXTURES = Path(__file__).parent / "hf_configs"
@@ -173,3 +174,15 @@ def test_a_window_without_its_layers_is_refused_not_guessed() -> None:
     oss = json.loads((FIXTURES / "gpt-oss-20b.json").read_text())
     del oss["layer_types"]
     assert _windows(from_hf_config(oss)[0]) == [128, None] * 12
+
+
+def test_one_family_table() -> None:
+    """sim.hf_reader.FAMILIES is the one list: every family has a builder (the cache) and a
+    counter (the weights), in its order, and every other spelling names one of them."""
+    from sim import hf_config, hf_reader, weights  # noqa: PLC0415
+
+    assert tuple(hf_config._BUILDERS) == FAMILIES == tuple(weights._COUNTERS)
+    assert weights.COUNTED_FAMILIES == FAMILIES
+    assert set(hf_reader.DECODERS) < set(FAMILIES)
+    assert set(hf_reader.MODEL_TYPES.values()) == set(FAMILIES)
+    assert set(hf_reader.ARCHITECTURES.values()) <= set(FAMILIES)

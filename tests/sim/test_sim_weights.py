@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from sim.cache import PRESETS, cache_report
-from sim.hf_config import FAMILIES, from_hf_config
+from sim.hf_config import from_hf_config
+from sim.hf_reader import FAMILIES
 from sim.presets import PRESET_HF_CONFIGS
 from sim.weights import COUNTED_FAMILIES, parameter_count, parameter_report, weight_bytes
 

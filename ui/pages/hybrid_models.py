@@ -21,7 +21,7 @@ from typing import Any
 
 import panel as pn
 
-from sim import cache, hf_config
+from sim import cache, hf_config, hf_reader
 from ui.fmt import plain
 from ui.page import SETTINGS_ERRORS
 from ui.theme import group_label, style_widget
@@ -44,7 +44,7 @@ HINT = ("One entry per layer kind: <code>attention</code> (kv_heads, head_dim, o
         "<code>\"parallel\": true</code> puts it in the layers before it. Choose “custom” as "
         "model A or B to see it.")
 CONFIG_HINT = ("Paste a model's <code>config.json</code> from the Hugging Face Hub, or drop the "
-               "file here. Recognised: " + ", ".join(hf_config.FAMILIES) + ".")
+               "file here. Recognised: " + ", ".join(hf_reader.FAMILIES) + ".")
 
 
 def read_model(text: str) -> dict:
@@ -58,7 +58,7 @@ def read_model(text: str) -> dict:
 def read_config(text: str) -> tuple[dict, dict, dict]:
     """A config.json's text → (the model in sim's JSON form, sim.hf_config's report, the
     file as a dict: its weights are counted from it)."""
-    config = hf_config.parse_config(text)
+    config = hf_reader.parse_config(text)
     model, report = hf_config.from_hf_config(config)
     return cache.model_to_dict(model), report, config
 
@@ -148,7 +148,7 @@ def read_config_text(text: str) -> dict:
     """A link's config.json (JSON text) as a dict that sim.hf_config reads; "{}" is none."""
     if text.strip() == "{}":
         return {}
-    config = hf_config.parse_config(text)  # bounded: size, nesting, digits
+    config = hf_reader.parse_config(text)  # bounded: size, nesting, digits
     hf_config.from_hf_config(config)  # names the field it cannot interpret
     return config
 
