@@ -58,8 +58,7 @@ from .decayed_attention import decayed_write
 from .delta_rule import delta_write
 from .features import FEATURE_MAPS, apply_feature_map
 from .linear_attention import linear_read, linear_write
-from .parallel import _decayed_scores as decayed_scores
-from .parallel import forward_substitution
+from .parallel import decayed_scores_unchecked, forward_substitution
 from .registry import RULE_INFO, RULES, rules_of
 from .rule_inputs import run_decays
 
@@ -262,13 +261,14 @@ def _run_chunkwise(rule: str, q: Any, k: Any, v: Any, chunk_size: Any,
         t0, t1 = int(starts[c]), int(starts[c + 1])
         Qc, Kc, Vc, la = Q[t0:t1], K[t0:t1], V[t0:t1], log_a[t0:t1]  # (n, ·)
         G, R = _chunk_decays(la)  # (n, d_k) each
-        A = decayed_scores(Qc, Kc, la)  # (n, n), lower with diagonal
+        A = decayed_scores_unchecked(Qc, Kc, la)  # (n, n), lower with diagonal
         X = Vc  # (n, d_v) what the chunk writes
         pieces = [A]
         if delta:
             assert beta is not None and w is not None and u is not None and written is not None
             bc = beta[t0:t1]  # (n,)
-            L = bc[:, None] * np.tril(decayed_scores(Kc, Kc, la), k=-1)  # (n, n) strictly lower
+            # (n, n) strictly lower
+            L = bc[:, None] * np.tril(decayed_scores_unchecked(Kc, Kc, la), k=-1)
             T_ut = forward_substitution(L, np.diag(bc))  # (n, n) UT transform (I + L)⁻¹ diag(β)
             w[t0:t1] = T_ut @ (G * Kc)  # (n, d_k)
             u[t0:t1] = T_ut @ Vc  # (n, d_v)

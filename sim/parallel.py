@@ -117,11 +117,12 @@ def decayed_scores(X: Array, K: Array, log_a: Array) -> Array:
         if np.abs(a).max() > MAX_INPUT:
             raise ValueError(f"{name}: expected every entry at most 1e150 in size (larger "
                              "products overflow float64)")
-    return _decayed_scores(X, K, log_a)
+    return decayed_scores_unchecked(X, K, log_a)
 
 
-def _decayed_scores(X: Array, K: Array, log_a: Array) -> Array:
-    """`decayed_scores` without the checks (chunkwise calls it once per chunk)."""
+def decayed_scores_unchecked(X: Array, K: Array, log_a: Array) -> Array:
+    """`decayed_scores` without the checks: a kernel for callers that checked their inputs
+    once (`run_parallel`, and `sim.chunkwise.run_chunkwise` once per chunk)."""
     D = np.exp(_segment_log_decay(log_a))  # (T, T, d_k), zeros above the diagonal
     return np.einsum("tc,sc,tsc->ts", X, K, D)
 
@@ -218,14 +219,15 @@ def _run_parallel(rule: str, q: Any, k: Any, v: Any, params: dict[str, Any]) -> 
     else:  # deltanet
         log_a = np.zeros((T, d_k))
 
-    A = _decayed_scores(Q, K, log_a)  # (T, T) decayed q·k scores, lower with diagonal
+    A = decayed_scores_unchecked(Q, K, log_a)  # (T, T) decayed q·k scores, lower with diag.
     P = np.exp(np.cumsum(log_a, axis=0))  # (T, d_k) decay since the start
     carried = (P * Q) @ S0 if S0 is not None else 0.0  # (T, d_v) what S₀ contributes
     if rule in ("retnet", "mamba2", "gla"):
         return A @ V + carried
 
     beta = check_beta("beta", params["beta"], (T,), "(T,)")
-    L = beta[:, None] * np.tril(_decayed_scores(K, K, log_a), k=-1)  # (T, T) strictly lower
+    # (T, T) strictly lower
+    L = beta[:, None] * np.tril(decayed_scores_unchecked(K, K, log_a), k=-1)
     target = V - (P * K) @ S0 if S0 is not None else V  # (T, d_v)
     U = forward_substitution(L, beta[:, None] * target)  # (T, d_v) written values
     return A @ U + carried

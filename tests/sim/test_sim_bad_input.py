@@ -44,7 +44,8 @@ KERNELS = {
     "decayed_attention": ("decay_state", "decayed_write"),
     "delta_rule": ("delta_write",),
     "softmax_attention": ("softmax_read",),
-    "parallel": ("forward_substitution",),  # inside run_chunkwise and run_parallel, per chunk
+    # inside run_chunkwise and run_parallel, per chunk
+    "parallel": ("forward_substitution", "decayed_scores_unchecked"),
     # the recurrences of the rules beyond sim.RULES ("kernels: one token, no checks" in each
     # module): their step_* and run_* check once and call these per token (and per chunk)
     "deltaproduct": ("deltaproduct_write",),
