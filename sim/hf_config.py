@@ -44,7 +44,7 @@ from .hf_reader import (
     recognise,
     unwrap,
 )
-from .presets import _from_pattern
+from .presets import layers_from_pattern
 from .user_input import check_int, describe_value, key_path, quote
 
 
@@ -137,7 +137,7 @@ def _decoder(r: Reader, family: str) -> list[dict[str, Any]]:
     if "S" in pattern and window is None:
         raise ValueError(f"{r.path('sliding_window')}: missing; sliding layers need it")
     attention = _attention(r)
-    return _from_pattern(pattern, {"A": attention,
+    return layers_from_pattern(pattern, {"A": attention,
                                    "S": {**attention, "label": "sliding attention",
                                          "window": window}})
 
@@ -203,7 +203,7 @@ def _jamba(r: Reader, family: str) -> list[dict[str, Any]]:
     mamba = {"kind": "recurrent", "label": "Mamba", "state_shape": [d_inner, r.int("mamba_d_state")],
              "conv_channels": d_inner, "conv_kernel": r.int("mamba_d_conv")}
     pattern = "".join("A" if i % period == offset else "M" for i in range(n))
-    return _from_pattern(pattern, {"M": mamba, "A": _attention(r)})
+    return layers_from_pattern(pattern, {"M": mamba, "A": _attention(r)})
 
 
 def _zamba2(r: Reader, family: str) -> list[dict[str, Any]]:
@@ -279,7 +279,7 @@ def _recurrent_gemma(r: Reader, family: str) -> list[dict[str, Any]]:
              "conv_channels": width, "conv_kernel": r.int("conv1d_width")}
     local = _attention(r, "local attention",
                        window=r.int("attention_window_size", high=MAX_TOKENS))
-    return _from_pattern(pattern, {"R": rglru, "A": local})
+    return layers_from_pattern(pattern, {"R": rglru, "A": local})
 
 
 def _gated_deltanet(r: Reader) -> dict[str, Any]:
@@ -304,7 +304,7 @@ def _qwen3_next(r: Reader, family: str) -> list[dict[str, Any]]:
                                                         "full_attention": "A"})
         if by_interval is not None:
             _agree(r, "layer_types", pattern, "full_attention_interval", by_interval)
-    return _from_pattern(pattern, {"G": _gated_deltanet(r),
+    return layers_from_pattern(pattern, {"G": _gated_deltanet(r),
                                    "A": _attention(r, "gated attention")})
 
 
@@ -327,7 +327,7 @@ def _kimi_linear(r: Reader, family: str) -> list[dict[str, Any]]:
     kda_entry = {"kind": "recurrent", "label": "KDA", "state_shape": [heads, head_dim, head_dim],
                  "conv_channels": 3 * heads * head_dim, "conv_kernel": kernel}  # q, k, v convs
     pattern = "".join("M" if i in mla_layers else "K" for i in range(n))
-    return _from_pattern(pattern, {"K": kda_entry, "M": _mla(r)})
+    return layers_from_pattern(pattern, {"K": kda_entry, "M": _mla(r)})
 
 
 def _minimax(r: Reader, family: str) -> list[dict[str, Any]]:
@@ -345,7 +345,7 @@ def _minimax(r: Reader, family: str) -> list[dict[str, Any]]:
     heads, head_dim = r.int("num_attention_heads"), r.head_dim()
     lightning = {"kind": "recurrent", "label": "lightning attention",
                  "state_shape": [heads, head_dim, head_dim]}
-    return _from_pattern(pattern, {"L": lightning, "A": _attention(r)})
+    return layers_from_pattern(pattern, {"L": lightning, "A": _attention(r)})
 
 
 _NEMOTRON_BLOCKS = {"mamba": "M", "linear_attention": "M", "attention": "*",
@@ -395,7 +395,7 @@ def _nemotron_h(r: Reader, family: str) -> list[dict[str, Any]]:
                     r.derive("d_inner = mamba_num_heads · mamba_head_dim", heads * head_dim))
     attention = {"kind": "attention", "kv_heads": r.kv_heads(),
                  "head_dim": r.head_dim("attention_head_dim")}
-    return _from_pattern(pattern, {"M": mamba, "*": attention, "-": {"kind": "mlp"},
+    return layers_from_pattern(pattern, {"M": mamba, "*": attention, "-": {"kind": "mlp"},
                                    "E": {"kind": "mlp", "label": "MoE"}})
 
 
@@ -440,7 +440,7 @@ def _granite_hybrid(r: Reader, family: str) -> list[dict[str, Any]]:
                               "mamba_n_heads", heads)
     mamba = _mamba2(r, heads, head_dim, r.int("mamba_d_state"), r.int("mamba_n_groups"),
                     r.int("mamba_d_conv"), d_inner)
-    return _from_pattern(pattern, {"M": mamba, "A": _attention(r)})
+    return layers_from_pattern(pattern, {"M": mamba, "A": _attention(r)})
 
 
 def _lfm2(r: Reader, family: str) -> list[dict[str, Any]]:
@@ -457,7 +457,7 @@ def _lfm2(r: Reader, family: str) -> list[dict[str, Any]]:
     hidden, kernel = r.int("hidden_size"), r.int("conv_L_cache", low=2)
     conv = {"kind": "recurrent", "label": "short convolution",
             "state_shape": [hidden, kernel - 1]}
-    return _from_pattern(pattern, {"C": conv, "A": _attention(r)})
+    return layers_from_pattern(pattern, {"C": conv, "A": _attention(r)})
 
 
 _BUILDERS = {**{family: _decoder for family in DECODERS},

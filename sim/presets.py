@@ -13,8 +13,20 @@ from __future__ import annotations
 from typing import Any
 
 
-def _from_pattern(pattern: str, mixers: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    """Entries from a layer pattern such as "MMMA": runs of one symbol become one entry."""
+def layers_from_pattern(pattern: str, mixers: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Entries from a layer pattern such as "MMMA": runs of one symbol become one entry, each
+    the symbol's mixer in `mixers` with its `count` (the presets here and the config.json
+    builders of `sim.hf_config` use it)."""
+    if not isinstance(mixers, dict) or not all(
+            isinstance(k, str) and isinstance(m, dict) for k, m in mixers.items()):
+        raise ValueError(f"mixers: expected a dict of symbol -> mixer dict, got "
+                         f"{type(mixers).__name__}")
+    if not isinstance(pattern, str):
+        raise ValueError(f"pattern: expected text such as 'MMMA', got {type(pattern).__name__}")
+    unknown = sorted(set(pattern) - set(mixers))
+    if unknown:
+        raise ValueError(f"pattern: symbol {unknown[0]!r} has no mixer; accepted: "
+                         f"{', '.join(sorted(mixers)) or 'none'}")
     entries: list[dict[str, Any]] = []
     for symbol in pattern:
         if entries and entries[-1]["_symbol"] == symbol:
@@ -71,7 +83,7 @@ PRESET_CONFIGS: dict[str, dict[str, Any]] = {
         "source": "huggingface.co/ai21labs/Jamba-v0.1 config.json: 32 layers, attn_layer_period 8, "
                   "attn_layer_offset 4, 8 KV heads x 128; Mamba-1 d_inner 8192, d_state 16, "
                   "d_conv 4; Lieber et al. 2024, arXiv:2403.19887 (4 GB KV cache at 256K tokens)",
-        "layers": _from_pattern("MMMMAMMMMMMMAMMMMMMMAMMMMMMMAMMM", {
+        "layers": layers_from_pattern("MMMMAMMMMMMMAMMMMMMMAMMMMMMMAMMM", {
             "M": _JAMBA_MAMBA, "A": _LLAMA_ATTENTION}),
     },
     "zamba2-2.7b": {
@@ -90,7 +102,7 @@ PRESET_CONFIGS: dict[str, dict[str, Any]] = {
                   "pattern (recurrent, recurrent, attention), local attention window 2048, "
                   "1 KV head x 256, RG-LRU width 2560, conv1d width 4; Botev et al. 2024, "
                   "arXiv:2404.07839",
-        "layers": _from_pattern("RRA" * 8 + "RR", {
+        "layers": layers_from_pattern("RRA" * 8 + "RR", {
             "R": {"kind": "recurrent", "label": "RG-LRU", "state_shape": [2560],
                   "conv_channels": 2560, "conv_kernel": 4},
             "A": {"kind": "attention", "label": "local attention", "kv_heads": 1,
@@ -102,7 +114,7 @@ PRESET_CONFIGS: dict[str, dict[str, Any]] = {
                   "full_attention_interval 4, 2 KV heads x 256; Gated DeltaNet 32 value heads, "
                   "16 key heads, head dims 128, linear_conv_kernel_dim 4 "
                   "(conv channels 2*16*128 + 32*128 = 8192)",
-        "layers": _from_pattern("GGGA" * 12, {
+        "layers": layers_from_pattern("GGGA" * 12, {
             "G": {"kind": "recurrent", "label": "Gated DeltaNet", "state_shape": [32, 128, 128],
                   "conv_channels": 2 * 16 * 128 + 32 * 128, "conv_kernel": 4},
             "A": {"kind": "attention", "label": "gated attention", "kv_heads": 2,
@@ -116,7 +128,7 @@ PRESET_CONFIGS: dict[str, dict[str, Any]] = {
                   "arXiv:2510.26692 (up to 75% less KV cache than full MLA); KDA keeps "
                   "separate q, k and v short convolutions (q_conv1d, k_conv1d, v_conv1d; kernel "
                   "short_conv_kernel_size 4), so conv channels 3*32*128",
-        "layers": _from_pattern("KKKM" * 6 + "KKM", {
+        "layers": layers_from_pattern("KKKM" * 6 + "KKM", {
             "K": {"kind": "recurrent", "label": "KDA", "state_shape": [32, 128, 128],
                   "conv_channels": 3 * 32 * 128, "conv_kernel": 4},
             "M": {"kind": "mla", "label": "MLA", "latent_dim": 512 + 64, "heads": 32,
@@ -127,7 +139,7 @@ PRESET_CONFIGS: dict[str, dict[str, Any]] = {
         "source": "huggingface.co/MiniMaxAI/MiniMax-Text-01 config.json: 80 layers, softmax "
                   "attention every 8th (7:1), 8 KV heads x 128; lightning attention 64 heads x "
                   "128 x 128, no short convolution; MiniMax 2025, arXiv:2501.08313",
-        "layers": _from_pattern("LLLLLLLA" * 10, {
+        "layers": layers_from_pattern("LLLLLLLA" * 10, {
             "L": {"kind": "recurrent", "label": "lightning attention",
                   "state_shape": [64, 128, 128]},
             "A": _LLAMA_ATTENTION}),
@@ -140,7 +152,7 @@ PRESET_CONFIGS: dict[str, dict[str, Any]] = {
                   "Mamba-2 128 heads x 64, d_state 128, n_groups 8, conv kernel 4 "
                   "(conv channels 8192 + 2*8*128 = 10240); NVIDIA 2025, arXiv:2504.03624; "
                   "pattern checked against the NemotronHConfig defaults in transformers",
-        "layers": _from_pattern(
+        "layers": layers_from_pattern(
             "M-M-M-M*-" + "M-M-M-M-M*-" * 3 + "M-M-M-M-M-", {
                 "M": {"kind": "recurrent", "label": "Mamba-2", "state_shape": [128, 64, 128],
                       "conv_channels": 128 * 64 + 2 * 8 * 128, "conv_kernel": 4},

@@ -132,6 +132,8 @@ CALLS: dict[str, dict[str, Any]] = {
     "cache.load_model": {"config": json.loads(GOOD["text"])},  # a model, not a config.json
     "cache.model_to_dict": {"model": sim.cache.get_model(MODEL)},
     "cache.model_to_json": {"model": sim.cache.get_model(MODEL)},
+    "presets.layers_from_pattern": {"pattern": "AAB", "mixers": {
+        "A": {"kind": "attention", "kv_heads": 1, "head_dim": 8}, "B": {"kind": "mlp"}}},
     "gpus.gpu_memory_bytes": {"gpu": next(iter(sim.gpus.GPUS))},
     "gpus.gpu_verdict": {"gpu": next(iter(sim.gpus.GPUS))},
     "gpus.gpu_verdicts": {"gpu": next(iter(sim.gpus.GPUS)), "contexts": [0, 1024]},
@@ -193,7 +195,7 @@ FUNCTIONS = _public_functions()
 def test_the_enumeration_covers_the_modules() -> None:
     modules = {m for m, _, _ in FUNCTIONS}
     every = {info.name for info in pkgutil.iter_modules(sim.__path__)} - set(EXCLUDED_MODULES)
-    without_functions = {"presets", "state"}  # data and records only: nothing to call
+    without_functions = {"state"}  # records only: nothing to call
     assert every - without_functions - set(KERNELS) <= modules  # the rest: kernels only, or some
     assert len(FUNCTIONS) >= 120
 
