@@ -35,6 +35,7 @@ from .engines import ENGINE_VERSIONS, prepare
 from .user_input import check_int, describe_value
 
 GiB = 2**30
+OVERHEAD_BYTES = 2 * GiB  # the default overhead beside the weights: activation peak, CUDA graphs
 # Memory per GPU as the vendor states it (GB), one variant each.
 GPUS: dict[str, int] = {
     "H100-80GB": 80, "H200-141GB": 141, "A100-80GB": 80, "A100-40GB": 40, "L40S-48GB": 48,
@@ -118,7 +119,7 @@ def _largest(fits: Any, low: int, high: int) -> int | None:
 
 def gpu_verdict(model: Any, tokens: int, sequences: int = 1, engine: str = "vllm", *,
                 gpu: str | None = None, memory_gib: float | None = None,
-                weight_bytes: int = 0, overhead_bytes: int = 2 * GiB,
+                weight_bytes: int = 0, overhead_bytes: int = OVERHEAD_BYTES,
                 max_context: int | None = None, **options: Any) -> dict[str, Any]:
     """Does `sequences` × `tokens` fit on `gpu` (or `memory_gib`) under `engine`?
 
@@ -130,6 +131,7 @@ def gpu_verdict(model: Any, tokens: int, sequences: int = 1, engine: str = "vllm
     Returns {gpu, memory_bytes, engine, engine_version, budget_bytes, allocated_bytes, fits,
     max_tokens (None when not even 0 tokens fit), max_sequences (0 when none fits),
     beyond_max_context, lines}."""
+    tokens = check_int("tokens", tokens, 0, MAX_TOKENS)
     return gpu_verdicts(model, [tokens], sequences, engine, gpu=gpu, memory_gib=memory_gib,
                         weight_bytes=weight_bytes, overhead_bytes=overhead_bytes,
                         max_context=max_context, **options)[0]
@@ -137,7 +139,7 @@ def gpu_verdict(model: Any, tokens: int, sequences: int = 1, engine: str = "vllm
 
 def gpu_verdicts(model: Any, contexts: Any, sequences: int = 1, engine: str = "vllm", *,
                  gpu: str | None = None, memory_gib: float | None = None,
-                 weight_bytes: int = 0, overhead_bytes: int = 2 * GiB,
+                 weight_bytes: int = 0, overhead_bytes: int = OVERHEAD_BYTES,
                  max_context: int | None = None, **options: Any) -> list[dict[str, Any]]:
     """`gpu_verdict` at each of `contexts` (token counts), the same model, GPU and engine: the
     engine is planned and the longest context searched once, not once a context (the hybrid
@@ -146,7 +148,7 @@ def gpu_verdicts(model: Any, contexts: Any, sequences: int = 1, engine: str = "v
     if not isinstance(contexts, (list, tuple, range, np.ndarray)) or len(contexts) > MAX_CONTEXTS:
         raise ValueError(f"contexts: expected a list of at most {MAX_CONTEXTS} token counts, got "
                          f"{describe_value(contexts)}")
-    contexts = [check_int("tokens", tokens, 0, MAX_TOKENS) for tokens in contexts]
+    contexts = [check_int("contexts", tokens, 0, MAX_TOKENS) for tokens in contexts]
     sequences = check_int("sequences", sequences, 1, MAX_BATCH)
     if max_context is not None:
         max_context = check_int("max_context", max_context, 1, MAX_TOKENS)

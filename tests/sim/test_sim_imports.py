@@ -132,4 +132,4 @@ def test_the_graph_sees_late_and_relative_imports() -> None:
     graph = import_graph()
     assert "sim.registry" in graph["sim.rules"]          # from .registry import …
     assert "sim.validation" in graph["sim.rules"]        # from . import validation as check
-    assert "sim.scenarios" in graph["ui.views.gates"]    # a function-level import
+    assert "sim.scenarios" in graph["ui.pages.gates_run"]    # a function-level import

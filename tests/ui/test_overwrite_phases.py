@@ -11,10 +11,10 @@ import pytest
 
 import sim
 from ui.contract import FRAMES
+from ui.pages import gates_run as gr
 from ui.pages.gates import GatesPage
-from ui.views import gates as gv
+from ui.pages.gates_run import DELTA_RULES
 from ui.views import overwrite
-from ui.views.gates import DELTA_RULES
 
 SEP = FRAMES["phase_sep"]
 
@@ -42,9 +42,9 @@ def test_the_phases_are_the_rules_own_step_taken_apart(rule, dependent):
     # the step, S_t = D S_{t−1} − erased + written, exact to rounding (sim's numbers)
     gates = page.gates(T)
     k = sim.l2_normalize(page.token_stream().k)
-    K, V, kw = gv.rule_run(page, rule, k, page.token_stream().v, gates)
+    K, V, kw = gr.rule_run(page, rule, k, page.token_stream().v, gates)
     trace = sim.run(rule, k, K, V, **kw)
-    _, _, erased, written, _ = gv.taken_apart(rule, trace, K, V, kw)
+    _, _, erased, written, _ = gr.taken_apart(rule, trace, K, V, kw)
     assert np.allclose(states[1:], trace.states, atol=1e-12)
     assert np.allclose(erase[1:] + written, trace.states, atol=1e-10)
     assert np.allclose(read[1:] - erased, erase[1:], atol=1e-12)

@@ -1,8 +1,9 @@
 """Page 3, "Gates that decide what to keep": one token stream through 2 to 4 update rules
 (sim.RULES' seven and RWKV-7, RWKV-6, DeltaProduct, log-linear attention, Mamba-1). ``compute()``
 runs each with ``sim.run``, takes one erasing rule's update apart (read-back, error, erased and
-written parts) and writes every rule in the one frame of ``sim.frame_parts``; the views
-(ui/views/gates.py, with the rules' inputs) show token t of it. Nothing here updates a state.
+written parts) and writes every rule in the one frame of ``sim.frame_parts`` (the rules' inputs
+and the update taken apart: ui/pages/gates_run.py); the views (ui/views/gates.py) show token t of
+it. Nothing here updates a state.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import sim
 from sim import scenarios
 from ui.exercises import exercise_setting
 from ui.page import Page, Run
+from ui.pages import gates_run as gr
 from ui.views import Readout
 from ui.views import gates as gv
 
@@ -47,7 +49,7 @@ class GatesPage(Page):
                    "erase, write", "time": "Over time: the state's size and the recall error"}
     phases = gv.overwrite.PHASES  # a delta rule's step: read back, erase, write (animated)
     # a rule's own setting changes the picture only where the rule is compared
-    only_with = {name: {"rules": ["linear", *rules]} for name, rules in gv.OWN_SETTINGS.items()}
+    only_with = {name: {"rules": ["linear", *rules]} for name, rules in gr.OWN_SETTINGS.items()}
 
     rules = param.ListSelector(default=["linear", "retnet", "deltanet", "gated_deltanet"],
                                objects={LABELS[n]: n for n in ALL_RULES},
@@ -78,7 +80,7 @@ class GatesPage(Page):
     level_ratio = param.Number(0.5, bounds=(0.0, 2.0), step=0.05, doc="r = 1 is Mamba-2",
                                label="Level weights λ = r^ℓ (log-linear)")
     inspect = param.Selector(default="auto", label="Take apart the update of", objects={
-        "first delta rule shown": "auto", **{LABELS[n]: n for n in gv.DELTA_RULES}})
+        "first delta rule shown": "auto", **{LABELS[n]: n for n in gr.DELTA_RULES}})
     seed = param.Integer(0, bounds=(0, 2**31 - 1), label="Seed")
     exercise = exercise_setting()
 
@@ -93,7 +95,7 @@ class GatesPage(Page):
 
     def gates(self, T: int) -> dict[str, np.ndarray]:
         """Per-token gates: constant unless data-dependent (RetNet's γ is fixed by design)."""
-        return gv.draw_page_gates(self, T)
+        return gr.draw_page_gates(self, T)
 
     def check_rules(self) -> list[str]:
         rules = list(self.rules)
@@ -114,22 +116,22 @@ class GatesPage(Page):
         # the newest (overwrite: the rewritten key's latest value; else the pair just written).
         old_q, old_target = np.repeat(k[:1], T, axis=0), np.repeat(v[:1], T, axis=0)
         new_q, new_target = (stream.q, stream.targets) if self.stream == "overwrite" else (k, v)
-        inspected = gv.inspected_rule(self)
+        inspected = gr.inspected_rule(self)
         kwargs, traces, norms, errors, errors_old, inputs = {}, {}, {}, {}, {}, {}
         for rule in dict.fromkeys([*rules, inspected]):
-            *inputs[rule], kwargs[rule] = gv.rule_run(self, rule, k, v, gates)
-            traces[rule] = gv.run_named(LABELS[rule], rule, new_q, *inputs[rule], **kwargs[rule])
-            old = gv.run_named(LABELS[rule], rule, old_q, *inputs[rule], keep_states=False,
+            *inputs[rule], kwargs[rule] = gr.rule_run(self, rule, k, v, gates)
+            traces[rule] = gr.run_named(LABELS[rule], rule, new_q, *inputs[rule], **kwargs[rule])
+            old = gr.run_named(LABELS[rule], rule, old_q, *inputs[rule], keep_states=False,
                                **kwargs[rule])
             norms[rule] = np.linalg.norm(traces[rule].states, axis=(1, 2))  # (T,) ‖S_t‖_F
             errors[rule] = sim.recall.relative_error(traces[rule].outputs, new_target)  # (T,)
             errors_old[rule] = sim.recall.relative_error(old.outputs, old_target)  # (T,)
         # The delta rule's update taken apart, from its trace (the same numbers as sim.step's).
-        read_back, error, erased, written, beta = gv.taken_apart(
+        read_back, error, erased, written, beta = gr.taken_apart(
             inspected, traces[inspected], *inputs[inspected], kwargs[inspected])
         vectors = np.stack([v, read_back, error], axis=1)  # (T, 3, d)
 
-        frames, limits = gv.with_empty_first, gv.running_limits  # t = 0: the first token's scale
+        frames, limits = gr.with_empty_first, gr.running_limits  # t = 0: the first token's scale
         S_limits = limits(np.abs([traces[r].states for r in rules]).max(axis=0), 0.0)
         S_limits[0] = S_limits[1]
         part_limits = limits(np.maximum(np.abs(erased), np.abs(written)), 1.0)
@@ -141,7 +143,7 @@ class GatesPage(Page):
                 "written_limits": part_limits, "legend": gv.legend(labels),
                 "recall_note": gv.recall_note(self.stream, rules), "stop_start": 0,
                 "stop_d": min(d, T), "stop_rewrite": gv.first_repeat(stream.k),
-                **gv.overwrite_phases(rules, gv.DELTA_RULES, LABELS, traces, inputs, kwargs)}
+                **gr.overwrite_phases(rules, gr.DELTA_RULES, LABELS, traces, inputs, kwargs)}
         for i in range(MAX_RULES):  # unused slots: zeros, hidden by their views
             r = rules[i] if i < len(rules) else None
             data[f"S{i}"] = frames(traces[r].states) if r else np.zeros((T + 1, d, d))
@@ -154,7 +156,7 @@ class GatesPage(Page):
              "v": v, "norms": norms, "errors": errors, "errors_old": errors_old, "beta": beta,
              "read_back": read_back, "error": error, "vec_limits": data["vectors_limits"],
              "held": np.linalg.norm(read_back, axis=1), "inputs": inputs,
-             "strength": gv.erase_share(inspected, beta, k, kwargs[inspected]),
+             "strength": gr.erase_share(inspected, beta, k, kwargs[inspected]),
              "n_h": self.householder_steps, "states": {x: traces[x].states for x in rules},
              "other": others[0] if others else None, "token_gates": token_gates,
              "auto": self.inspect == "auto"}
@@ -162,10 +164,10 @@ class GatesPage(Page):
                           ("gates_text", gv.gates_table), ("frame_text", gv.frame_table)):
             data[key] = [text(r, t) for t in range(T + 1)]
         table = gv.csv_table(rules, token_gates, norms, errors, errors_old, T)
-        return Run(t_max=T, data=data, table=table, info=gv.warnings(self, stream.k, gates["beta"]))
+        return Run(t_max=T, data=data, table=table, info=gr.warnings(self, stream.k, gates["beta"]))
 
     def _apply(self, run: Run) -> None:  # the update's parts named after the rule taken apart
-        gv.name_the_parts(self, run.data["inspected"]), super()._apply(run)
+        gr.name_the_parts(self, run.data["inspected"]), super()._apply(run)
 
     # The views -------------------------------------------------------------------------------
     def make_views(self) -> list:
@@ -204,13 +206,13 @@ class GatesPage(Page):
     def body(self) -> pn.viewable.Viewable:
         w = {"width": 220}
         # A rule's own setting shows only while that rule is compared (RetNet's γ by default),
-        # α only while a rule reads it (gv.applies).
+        # α only while a rule reads it (gr.applies).
         own = {n: self.widget(n, pn.widgets.IntSlider if n == "householder_steps" else
-                              pn.widgets.FloatSlider, **w) for n in (*gv.OWN_SETTINGS, "decay")}
+                              pn.widgets.FloatSlider, **w) for n in (*gr.OWN_SETTINGS, "decay")}
 
         def shown(*_events) -> None:
             for name, widget in own.items():
-                widget.visible = gv.applies(self, name)
+                widget.visible = gr.applies(self, name)
 
         shown(), self.param.watch(shown, ["rules", "inspect"])
         controls = pn.FlexBox(

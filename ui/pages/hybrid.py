@@ -5,10 +5,11 @@ engine allocates for it on a GPU.
 t indexes CONTEXTS (1K, 2K, 4K … 1M tokens): Step and Play double the context. ``compute``
 asks `sim.cache` for each model's ideal report at every context and its memory curve, and
 `sim.engines` / `sim.gpus` / `sim.weights` (through ``serve``) for what the chosen engine
-allocates, the weights, the GPU's budget and the verdict; every byte count is sim's. The views
-and texts are in ui/views/hybrid.py. A custom model comes from the JSON box, a config.json or a
-link (ui/pages/hybrid_models.py), always through sim's readers, which bound size, depth, every
-number and every count before any work and name the field, value and range when they refuse.
+allocates, the weights, the GPU's budget and the verdict (ui/pages/hybrid_serving.py); every
+byte count is sim's. The views and texts are in ui/views/hybrid.py. A custom model comes from
+the JSON box, a config.json or a link (ui/pages/hybrid_models.py), always through sim's readers,
+which bound size, depth, every number and every count before any work and name the field, value
+and range when they refuse.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from bokeh.models import Div
 
 from sim import cache, hf_config
 from sim.exercises import hybrid_model
-from sim.gpus import GPUS
+from sim.gpus import GPUS, OVERHEAD_BYTES, GiB
 from sim.presets import PRESET_HF_CONFIGS
 from sim.weights import WEIGHT_DTYPES
 from ui.exercises import exercise_setting
@@ -34,6 +35,16 @@ from ui.pages.hybrid_models import (
     DEFAULT_CUSTOM,
     CustomModelBoxes,
     read_model,  # noqa: F401 (the tests read models as the page does)
+)
+from ui.pages.hybrid_serving import (
+    engine_row_names,
+    engine_rows,
+    engine_table,
+    gpu_label,
+    lines_html,
+    serve,
+    usable_bytes,
+    verdict_html,
 )
 from ui.views import Readout
 from ui.views.hybrid import (
@@ -48,17 +59,9 @@ from ui.views.hybrid import (
     caption_html,
     card,
     curve_data,
-    engine_row_names,
-    engine_rows,
-    engine_table,
-    gpu_label,
     layer_data,
-    lines_html,
     readout_html,
-    serve,
     sources_html,
-    usable_bytes,
-    verdict_html,
 )
 
 PRESET_NAMES = {model.name: key for key, model in cache.PRESETS.items()}
@@ -109,7 +112,7 @@ class HybridPage(CustomModelBoxes, Page):
                          default="H100-80GB", label="GPU")
     gpu_gib = param.Number(80.0, bounds=(0, 16384), label="Custom GPU memory (GiB)",
                            doc="The GPU's memory when GPU is a custom size; above 0")
-    overhead_gib = param.Number(2.0, bounds=(0, 16384), label="Overhead (GiB)",
+    overhead_gib = param.Number(OVERHEAD_BYTES / GiB, bounds=(0, 16384), label="Overhead (GiB)",
                                 doc="Activations and CUDA graphs: what the engine takes besides "
                                     "the weights, the KV cache and the state")
     prefix_caching = param.Boolean(True, label="Prefix caching",

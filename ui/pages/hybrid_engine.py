@@ -5,7 +5,7 @@ read). Their widgets show only where they apply (the custom size with "custom si
 switches under vLLM and SGLang; the overhead under every engine, as every budget subtracts it;
 the KV cache dtype while a model shown has attention layers, the state dtype while one has a
 fixed state: with none, changing it changed no byte, only the dtype's name in the engine's
-lines), and ``engine_settings`` gathers them as ``serve`` (ui/views/hybrid.py) takes them.
+lines), and ``engine_settings`` gathers them as ``serve`` (ui/pages/hybrid_serving.py) takes them.
 """
 
 from __future__ import annotations
