@@ -29,11 +29,7 @@ from sim import exercises as sim_exercises
 from sim.exercises import KIND_BYTES, KIND_NUMBER, Exercise, number_text
 from ui.fmt import plain, text
 
-GENERATORS = {"running-sum": sim_exercises.running_sum, "fixed-state": sim_exercises.fixed_state,
-              "gates": sim_exercises.gates, "hybrid": sim_exercises.hybrid,
-              "chunkwise": sim_exercises.chunkwise,
-              "random-features": sim_exercises.random_features,
-              "state-space": sim_exercises.state_space}
+GENERATORS = sim_exercises.GENERATORS  # slug -> generator, stated in sim.exercises
 MAX_TYPED = 200  # characters of an answer read at all; a longer one is refused, saying so
 MAX_FIELD = 20_000  # characters the field holds (the browser's own cut is 5,000 by default, silently)
 ROUNDED_SHARE = 0.02  # a rounded answer may be off by half its last digit, up to 2 % of it

@@ -28,6 +28,7 @@ from ui.contract import VIEW_PREFIX
 from ui.csvfile import to_csv
 from ui.exercises import ExerciseBox
 from ui.fmt import plain as text
+from ui.pages import info_of
 from ui.theme import style_widget
 
 # What a page's settings may fail with when they cannot run (sim raises ValueError, which
@@ -53,6 +54,7 @@ class Run:
 class Page(param.Parameterized):
     """Base of the lesson pages. Subclasses add settings, ``compute``, ``make_views``, ``body``."""
 
+    # A lesson page's own come from its entry in ui.pages.PAGES (``__init_subclass__``).
     title: ClassVar[str] = "Linear Attention Lab"
     slug: ClassVar[str] = "page"
     link_keys: ClassVar[dict[str, str]] = {}  # setting -> its key in the link, where shorter
@@ -71,6 +73,14 @@ class Page(param.Parameterized):
     scenes: ClassVar[tuple[str, ...] | None] = None
 
     notice = param.String("", precedence=-1, doc="A message for the user (plain text)")
+
+    def __init_subclass__(cls, **kwargs):
+        """A page defined in a module of ui.pages.PAGES takes its slug and title from its entry,
+        where the page is declared once."""
+        super().__init_subclass__(**kwargs)
+        info = info_of(cls.__module__)
+        if info is not None:
+            cls.slug, cls.title = info.slug, info.title
 
     def __init__(self, **params):
         super().__init__(**params)

@@ -1,5 +1,8 @@
-"""The lesson pages, in order. build.py makes one HTML page per entry in PAGES, whose entry
-script is ``site/<module name>.py`` and whose explanation is ``assets/texts/<slug>.html``."""
+"""The lesson pages, in order, each declared once here. build.py makes one HTML page per entry
+in PAGES, whose entry script is ``site/<module name>.py`` and whose explanation is
+``assets/texts/<slug>.html``; the page's class in ``ui.pages.<module>`` takes its slug and title
+from its entry (``ui.page.Page.__init_subclass__`` reads ``info_of``), so neither is written twice.
+Nothing here imports a page: the navigation and the build read PAGES without loading them."""
 
 from __future__ import annotations
 
@@ -40,15 +43,19 @@ PAGES = (
 )
 
 
-def page_class(info: PageInfo):
-    """The Page subclass of ``ui.pages.<info.module>`` whose slug is ``info.slug``."""
-    import importlib  # noqa: PLC0415
+def info_of(module: str) -> PageInfo | None:
+    """The entry of the page module ``module`` (``"ui.pages.gates"``), or None for any other."""
+    return next((p for p in PAGES if f"ui.pages.{p.module}" == module), None)
 
-    from ui.page import Page  # noqa: PLC0415
+
+def page_class(info: PageInfo):
+    """The Page subclass defined in ``ui.pages.<info.module>`` (the one that took ``info``'s slug)."""
+    import importlib  # noqa: PLC0415
 
     module = importlib.import_module(f"ui.pages.{info.module}")
     found = [c for c in vars(module).values()
-             if isinstance(c, type) and issubclass(c, Page) and c.slug == info.slug]
+             if isinstance(c, type) and c.__module__ == module.__name__
+             and vars(c).get("slug") == info.slug]
     if len(found) != 1:
         raise LookupError(f"ui/pages/{info.module}.py: expected one Page with slug {info.slug!r}")
     return found[0]

@@ -36,8 +36,6 @@ PARTS = ("carried-state part", "in-chunk part", "chunkwise output", "recurrent o
 
 
 class ChunkwisePage(Page):
-    title = "How these train fast: the chunkwise-parallel form"
-    slug = "chunkwise"
     link_keys = {"exercise": "ex"}
     named_views = {"chunks": "Tokens in chunks, each output in two parts",
                    "chunk": "Inside the current chunk", "forms": "Work and memory of the three forms"}

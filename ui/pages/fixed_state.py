@@ -38,8 +38,6 @@ def rule_params(rule: str, scale: float) -> dict:
 
 
 class FixedStatePage(Page):
-    title = "What a fixed state can't hold"
-    slug = "fixed-state"
     only_with = {"rho": {"keys": "correlated"}}  # ρ shapes correlated keys only
     link_keys = {"exercise": "ex"}
     stops = (("t = 0", "stop_0"), ("t = d", "stop_d"), ("t = d + 1", "stop_d1"))

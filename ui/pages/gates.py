@@ -37,8 +37,6 @@ GATE_TABLE_CSS = ".lab-gates td, .lab-gates th {padding: 2px 12px 2px 0; text-al
 
 
 class GatesPage(Page):
-    title = "Gates that decide what to keep"
-    slug = "gates"
     link_keys = {"stream": "scenario", "retnet_decay": "gamma", "decay": "alpha",
                  "write_strength": "beta", "exercise": "ex",  # the names older links use
                  "rwkv_decay": "w", "learning_rate": "a", "bonus": "u",

@@ -71,8 +71,6 @@ JAMBA_DICT = cache.model_to_dict(hf_config.from_hf_config(PRESET_HF_CONFIGS["jam
 
 
 class HybridPage(CustomModelBoxes, Page):
-    title = "Hybrid models and their cache"
-    slug = "hybrid"
     only_with = {"custom": {"model_a": CUSTOM}, "gpu_gib": {"gpu": CUSTOM},  # shown when chosen
                  "custom_config": {"model_a": CUSTOM, "custom": JAMBA_DICT},
                  "prefix_caching": {"engine": "vllm"}, "speculative_tokens": {"engine": "vllm"}}

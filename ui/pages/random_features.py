@@ -36,8 +36,6 @@ MEAN, THIS_SEED, ELU = f"FAVOR+, {N_SEEDS} seeds", "FAVOR+, this seed", "elu + 1
 
 
 class RandomFeaturesPage(Page):
-    title = "Random features that approximate softmax"
-    slug = "random-features"
     link_keys = {"exercise": "ex"}
     named_views = {"weights": "Attention weights over the keys", "error": "The error against m"}
     stops = (("m = 1", "stop_start"), ("m ≥ d: one full orthogonal block", "stop_d"),

@@ -29,8 +29,6 @@ RANDOM, WORKED, YOUR_TURN = "random tokens", "worked example", "your turn"
 
 
 class RunningSumPage(Page):
-    title = "Running sum: attention without the softmax"
-    slug = "running-sum"
     link_keys = {"exercise": "ex"}
     stops = (("start", "stop_start"), ("t = d", "stop_d"), ("t = d + 1", "stop_d1"))
     named_views = {"tokens": "The tokens k, v, q", "state": "The state S and the write", "memory":

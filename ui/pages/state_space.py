@@ -36,8 +36,6 @@ def inverse_softplus(y: float) -> float:
 
 
 class StateSpacePage(Page):
-    title = "State space models: from S4 to Mamba to Mamba-2"
-    slug = "state-space"
     link_keys = {"exercise": "ex"}
     named_views = {"mamba": "Mamba's selective scan", "compare": "S4D and Mamba-2 beside it",
                    "time": "Over time"}
