@@ -5,7 +5,7 @@ engine allocates for it on a GPU.
 t indexes CONTEXTS (1K, 2K, 4K … 1M tokens): Step and Play double the context. ``compute``
 asks `sim.cache` for each model's ideal report at every context and its memory curve, and
 `sim.engines` / `sim.gpus` / `sim.weights` (through ``serve``) for what the chosen engine
-allocates, the weights, the GPU's budget and the verdict (ui/pages/hybrid_serving.py); every
+allocates, the weights, the GPU's budget and the verdict (ui/pages/hybrid_serving*.py); every
 byte count is sim's. The views and texts are in ui/views/hybrid.py. A custom model comes from
 the JSON box, a config.json or a link (ui/pages/hybrid_models.py), always through sim's readers,
 which bound size, depth, every number and every count before any work and name the field, value
@@ -36,16 +36,8 @@ from ui.pages.hybrid_models import (
     CustomModelBoxes,
     read_model,  # noqa: F401 (the tests read models as the page does)
 )
-from ui.pages.hybrid_serving import (
-    engine_row_names,
-    engine_rows,
-    engine_table,
-    gpu_label,
-    lines_html,
-    serve,
-    usable_bytes,
-    verdict_html,
-)
+from ui.pages.hybrid_serving import engine_table, gpu_label, serve, usable_bytes
+from ui.pages.hybrid_serving_text import engine_row_names, engine_rows, lines_html, verdict_html
 from ui.views import Readout
 from ui.views.hybrid import (
     CONTEXTS,
