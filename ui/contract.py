@@ -12,8 +12,10 @@ and keeps no list of its own. Three parts:
   document and how it puts frame t into each model (``ui.page.Page`` writes them).
 - **Worker messages**: what the page and its Python worker (``ui.worker``) say to each other.
 
-A ``lab-*`` class a page uses that is not here is one the shell does not look for (lab.css may
-style it). tests/js/test_contract.py checks that the shell spells out none of these names, asks
+ui/ writes the role classes as ``role(name)`` and the marks (classes that name a part, which
+nothing looks for) as ``mark(name)``; any other ``lab-*`` class on a page is a named view's, a box
+the link hides (``Page.applies_by_link``) or one lab.css styles (tests/ui/test_roles.py walks the
+built pages). tests/js/test_contract.py checks that the shell spells out none of these names, asks
 for no role or binding that is not here, and that every role is used by a page.
 """
 
@@ -34,6 +36,15 @@ ROLES: dict[str, tuple[str, str]] = {
     "caption": ("lab-caption", "the Div whose text is read out with t once stepping stops"),
     "settings_link": ("lab-settings-link", "an <a> whose href holds the page's own settings: "
                       "applied in place once Python is live, else opened as a link"),
+}
+# mark -> (class, the part it names). Marks are no roles: neither the shell nor lab.css looks for
+# them; they name a part of the page for whoever reads its HTML (and tests/ui/test_roles.py).
+MARKS: dict[str, tuple[str, str]] = {
+    "page": ("lab-page", "the page's outer column (ui.page.Page.layout)"),
+    "exercise": ("lab-exercise", "the 'Your turn' box (ui.exercises)"),
+    "readout": ("lab-readout", "a readout beside the figures: a table or sentences per t"),
+    "group_label": ("lab-group-label", "a settings group's label (ui.theme.group_label, which "
+                    "spells it out: this module imports ui.theme)"),
 }
 VIEW_PREFIX = "lab-view-"  # + a view's name: the part ?view=<name> shows alone (urlstate.view_names)
 VEIL_NAME = "lab-veil"  # a BoxAnnotation's name: over what is still to come, painted the background
@@ -81,6 +92,13 @@ def role(name: str) -> str:
     if name not in ROLES:
         raise KeyError(f"no role {name!r}: the roles are {', '.join(ROLES)}")
     return ROLES[name][0]
+
+
+def mark(name: str) -> str:
+    """The class of a mark: ``mark("page")`` is "lab-page"."""
+    if name not in MARKS:
+        raise KeyError(f"no mark {name!r}: the marks are {', '.join(MARKS)}")
+    return MARKS[name][0]
 
 
 def contract() -> dict:

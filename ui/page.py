@@ -24,7 +24,7 @@ import panel as pn
 import param
 from bokeh.models import ColumnDataSource, Div
 
-from ui.contract import VIEW_PREFIX
+from ui.contract import VIEW_PREFIX, mark
 from ui.csvfile import to_csv
 from ui.exercises import ExerciseBox
 from ui.fmt import plain as text
@@ -302,5 +302,5 @@ class Page(param.Parameterized):
                 parts.append(self.exercise_box.panel(self.controls_ready))
             for w in self.widgets:
                 w.disabled = w.disabled or not self.controls_ready  # the page's own stays
-            self._layout = pn.Column(*parts, sizing_mode="stretch_width", css_classes=["lab-page"])
+            self._layout = pn.Column(*parts, sizing_mode="stretch_width", css_classes=[mark("page")])
         return self._layout

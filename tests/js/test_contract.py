@@ -46,10 +46,10 @@ def test_every_role_and_binding_the_shell_asks_for_is_in_the_contract():
 
 
 def test_every_role_is_one_a_page_gives_a_model():
-    """No dead role: each class the contract names is put on a model (or a link) by ui/."""
+    """No dead role: each role the contract names is put on a model (or a link) by ui/, as role(name)."""
     code = "\n".join(p.read_text() for p in (ROOT / "ui").rglob("*.py") if p.name != "contract.py")
-    unused = [cls for cls, _ in c.ROLES.values() if cls not in code]
-    assert unused == []
+    unused = [name for name in c.ROLES if f'role("{name}")' not in code and f"role('{name}')" not in code]
+    assert unused == []  # by name (tests/ui/test_roles.py: the classes on the built pages)
     # the named views are marked through Page.view_class (VIEW_PREFIX + a name the page names)
     assert re.search(r'self\.view_class\("\w+"\)', code) and f'name="{c.VEIL_NAME}"' in code
 

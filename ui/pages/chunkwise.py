@@ -18,6 +18,7 @@ import param
 
 import sim
 from sim import registry, scenarios
+from ui.contract import role
 from ui.exercises import exercise_setting
 from ui.page import Page, Run
 from ui.views import PHONE_MIN_WIDTH, Heatmap, LinePlot, Readout, crossover, fluid
@@ -158,10 +159,10 @@ class ChunkwisePage(Page):
         self.crossings = [crossover(p.fig, "T = C") for p in (self.work, self.memory, self.steps)]
         self.caption = Readout("caption", sizing_mode="stretch_width", margin=(4, 10),
                                styles={"font-size": "15px"},
-                               css_classes=["lab-caption"])  # read out after each step
+                               css_classes=[role("caption")])  # read out after each step
         self.state_text = Readout("state_text", sizing_mode="stretch_width", margin=(0, 10))
         self.cost_text = Readout("cost_text", width=360, margin=(4, 10), stylesheets=[cv.TABLE_CSS],
-                                 css_classes=["lab-present-drop"])  # out first: the figures fit
+                                 css_classes=[role("present_drop")])  # out first: the figures fit
         return [self.strip, self.scores, self.ut, self.state, self.parts, self.work, self.memory,
                 self.steps, self.caption, self.state_text, self.cost_text]
 
@@ -185,7 +186,7 @@ class ChunkwisePage(Page):
             self.widget("rule", pn.widgets.Select, **w),
             *(self.widget(n, pn.widgets.IntSlider, **w) for n in ("tokens", "chunk_size", "d")),
             decay, beta, self.widget("seed", pn.widgets.IntInput, width=120), width=300,
-            css_classes=["lab-controls"])
+            css_classes=[role("controls")])
         # The wide figures and the table shrink to a phone's width (at most their own width).
         for model in (self.strip.fig, self.parts.fig, self.work.fig, self.memory.fig,
                       self.steps.fig, self.cost_text.div):
@@ -194,12 +195,12 @@ class ChunkwisePage(Page):
         top = pn.Column(self.caption.panel(), fig(self.strip.fig), fig(self.parts.fig),
                         sizing_mode="stretch_width", min_width=PHONE_MIN_WIDTH,
                         styles={"flex": "1 1 640px"},
-                        css_classes=["lab-main-view", self.view_class("chunks")])
+                        css_classes=[role("main_view"), self.view_class("chunks")])
         inside = pn.FlexBox(fig(self.scores.fig), fig(self.state.fig), fig(self.ut.fig),
-                            sizing_mode="stretch_width", css_classes=["lab-main-view"])
+                            sizing_mode="stretch_width", css_classes=[role("main_view")])
         forms = pn.FlexBox(fig(self.work.fig), fig(self.memory.fig), fig(self.steps.fig),
                            self.cost_text.panel(),
-                           sizing_mode="stretch_width", css_classes=["lab-secondary"])
+                           sizing_mode="stretch_width", css_classes=[role("secondary")])
 
         def heading(text: str) -> pn.pane.HTML:
             return pn.pane.HTML(f"<h3>{text}</h3>", margin=(0, 10))

@@ -14,6 +14,7 @@ import panel as pn
 import param
 
 from sim import recall as sim_recall
+from ui.contract import mark, role
 from ui.exercises import exercise_setting
 from ui.fmt import cell, num, sub
 from ui.page import Page, Run
@@ -129,9 +130,9 @@ class FixedStatePage(Page):
                                     marker="ns", width=420, height=320)
         self.value_view, self.pair_view = ProbeBars(), PairErrors()
         self.caption = Readout("caption", sizing_mode="stretch_width", margin=(0, 10),
-                               styles={"font-size": "15px"}, css_classes=["lab-caption"])
+                               styles={"font-size": "15px"}, css_classes=[role("caption")])
         self.readout = Readout("readout", sizing_mode="stretch_width", margin=(0, 10),
-                               css_classes=["lab-readout"])
+                               css_classes=[mark("readout")])
         return [self.caption, self.readout, self.value_view, self.pair_view, self.curve_plot,
                 self.probe_plot]
 
@@ -162,14 +163,14 @@ class FixedStatePage(Page):
 
         controls = pn.Column(w["d"], w["pairs"], labelled("rule"), labelled("keys"), w["rho"],
                              w["scale"], w["probe"], w["seed"], width=300,
-                             css_classes=["lab-controls"])
+                             css_classes=[role("controls")])
         fig = pn.pane.Bokeh
         step_view = pn.Column(self.caption.panel(), self.readout.panel(), pn.FlexBox(
             fig(self.value_view.fig), fig(self.pair_view.fig), sizing_mode="stretch_width"),
             sizing_mode="stretch_width", styles={"flex": "1 1 600px"},
-            css_classes=["lab-main-view", self.view_class("step")])
+            css_classes=[role("main_view"), self.view_class("step")])
         curves = pn.FlexBox(pn.Column(fig(self.curve_plot.fig), css_classes=[self.view_class("recall")]),
-                            pn.Column(fig(self.probe_plot.fig), css_classes=["lab-secondary"]),
+                            pn.Column(fig(self.probe_plot.fig), css_classes=[role("secondary")]),
                             sizing_mode="stretch_width")
         return pn.Column(pn.FlexBox(controls, step_view, sizing_mode="stretch_width"), curves,
                          sizing_mode="stretch_width")

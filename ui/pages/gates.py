@@ -16,6 +16,7 @@ import param
 
 import sim
 from sim import scenarios
+from ui.contract import mark, role
 from ui.exercises import exercise_setting
 from ui.page import Page, Run
 from ui.pages import gates_run as gr
@@ -188,9 +189,9 @@ class GatesPage(Page):
                                         y_label="‖Sᵀk − v‖ / ‖v‖", **line)
         self.old_plot = gv.RuleLines("Recall error: first value (old)", "old",
                                      y_label="‖Sᵀk₁ − v₁‖ / ‖v₁‖", **line)
-        wide = {"sizing_mode": "stretch_width", "css_classes": ["lab-readout"]}
+        wide = {"sizing_mode": "stretch_width", "css_classes": [mark("readout")]}
         self.caption = Readout("caption", sizing_mode="stretch_width", margin=(4, 10),
-                               styles={"font-size": "15px"}, css_classes=["lab-caption"])
+                               styles={"font-size": "15px"}, css_classes=[role("caption")])
         self.token_info, self.delta_info = Readout("token_text", **wide), Readout("delta_text", **wide)
         self.gate_table = Readout("gates_text", stylesheets=[GATE_TABLE_CSS], **wide)
         self.frame_table = gv.FrameTable("frame_text", stylesheets=[GATE_TABLE_CSS], **wide)
@@ -226,15 +227,15 @@ class GatesPage(Page):
             self.widget("normalize_keys", pn.widgets.Checkbox, **w),
             self.widget("data_dependent_gates", pn.widgets.Checkbox, **w),
             self.widget("seed", pn.widgets.IntInput, width=120),
-            sizing_mode="stretch_width", align_items="end", css_classes=["lab-controls"])
+            sizing_mode="stretch_width", align_items="end", css_classes=[role("controls")])
 
         row = lambda *views: pn.FlexBox(*(v.panel() for v in views), sizing_mode="stretch_width")  # noqa: E731
         heading = lambda text: pn.pane.HTML(f"<h3 style='font-size:1em;margin:var(--lab-heading-margin,1.33em 0)'>{text}</h3>", margin=(0, 10))  # noqa: E731
         part = lambda name, *parts, main=False: pn.Column(  # noqa: E731  (a named view)
-            *parts, sizing_mode="stretch_width", css_classes=["lab-main-view"] * main + [self.view_class(name)])
+            *parts, sizing_mode="stretch_width", css_classes=[role("main_view")] * main + [self.view_class(name)])
 
         gates, frame = (pn.Column(heading(title), view.panel(), sizing_mode="stretch_width",
-                                  css_classes=["lab-secondary"]) for title, view in (
+                                  css_classes=[role("secondary")]) for title, view in (
             ("Gates at this token", self.gate_table), (gv.FRAME_HEADING, self.frame_table)))
         return pn.Column(
             controls, self.token_info.panel(),

@@ -25,6 +25,7 @@ from sim.exercises import hybrid_model
 from sim.gpus import GPUS, OVERHEAD_BYTES, GiB
 from sim.presets import PRESET_HF_CONFIGS
 from sim.weights import WEIGHT_DTYPES
+from ui.contract import role
 from ui.exercises import exercise_setting
 from ui.fmt import plain
 from ui.page import Page, Run
@@ -203,9 +204,9 @@ class HybridPage(CustomModelBoxes, Page):
         self.readout = Readout("readout", stylesheets=[READOUT_CSS], sizing_mode="stretch_width",
                                min_width=300, max_width=560, margin=(0, 10),
                                styles={"flex": "1 1 340px"},
-                               css_classes=["lab-present-drop"])  # the caption keeps its numbers
+                               css_classes=[role("present_drop")])  # the caption keeps its numbers
         self.caption = Readout("caption", sizing_mode="stretch_width", margin=(0, 10),
-                               styles={"font-size": "15px"}, css_classes=["lab-caption"])
+                               styles={"font-size": "15px"}, css_classes=[role("caption")])
         self.verdict = Readout("verdict", stylesheets=[READOUT_CSS], sizing_mode="stretch_width",
                                margin=(0, 10), styles={"font-size": "15px"})
         self.lines = Readout("lines", stylesheets=[READOUT_CSS], sizing_mode="stretch_width",
@@ -222,15 +223,15 @@ class HybridPage(CustomModelBoxes, Page):
             *engine_knobs(self),
             self.widget("sequences", pn.widgets.IntSlider, width=220),
             self.widget("kv_block", pn.widgets.IntInput, width=220),
-            sizing_mode="stretch_width", align_items="end", css_classes=["lab-controls"])
+            sizing_mode="stretch_width", align_items="end", css_classes=[role("controls")])
         section = lambda title, view: pn.Column(  # noqa: E731
             pn.pane.HTML(title, margin=(0, 10)), view.panel(), sizing_mode="stretch_width",
-            css_classes=["lab-secondary"])
+            css_classes=[role("secondary")])
         memory = pn.pane.Bokeh(self.memory.fig, sizing_mode="stretch_width", min_width=300,
                                max_width=760, styles={"flex": "2 1 420px"})
         return pn.Column(knobs, pn.Column(self.caption.panel(), self.verdict.panel(), pn.FlexBox(
                              self.readout.panel(), memory, sizing_mode="stretch_width"),
-                             sizing_mode="stretch_width", css_classes=["lab-main-view", self.view_class("memory")]),
+                             sizing_mode="stretch_width", css_classes=[role("main_view"), self.view_class("memory")]),
                          section("<b>How the engine's figures and the verdict are worked out</b>",
                                  self.lines),
                          pn.Column(*(card(self.strips[s].fig, self.bars[s].fig) for s in "ab"),

@@ -20,6 +20,7 @@ import param
 
 import sim
 from sim import scenarios
+from ui.contract import role
 from ui.exercises import exercise_setting
 from ui.page import Page, Run
 from ui.views import PHONE_MIN_WIDTH, Readout, fluid
@@ -126,9 +127,9 @@ class RandomFeaturesPage(Page):
             low="band_low", high="band_high", band_name="middle 80 %")
         self.caption = Readout("caption", sizing_mode="stretch_width", margin=(4, 10),
                                styles={"font-size": "15px"},
-                               css_classes=["lab-caption"])  # read out after each step
+                               css_classes=[role("caption")])  # read out after each step
         self.unbiased_text = Readout("unbiased_text", width=380, margin=(4, 10),
-                                     css_classes=["lab-present-drop"])  # out first: the error fits
+                                     css_classes=[role("present_drop")])  # out first: the error fits
         return [self.bars, self.error, self.caption, self.unbiased_text]
 
     def body(self) -> pn.viewable.Viewable:
@@ -139,14 +140,14 @@ class RandomFeaturesPage(Page):
             *(self.widget(n, pn.widgets.IntSlider, **w) for n in ("keys", "d")),
             self.widget("scale", pn.widgets.FloatSlider, **w),
             self.widget("orthogonal", pn.widgets.Checkbox, **w), width=300,
-            css_classes=["lab-controls"])
+            css_classes=[role("controls")])
         for model in (self.bars.fig, self.error.fig, self.unbiased_text.div):
             fluid(model)  # a phone's width at the least, their own at the most
         fig = pn.pane.Bokeh
         top = pn.Column(self.caption.panel(), fig(self.bars.fig), sizing_mode="stretch_width",
                         min_width=PHONE_MIN_WIDTH, styles={"flex": "1 1 640px"},
-                        css_classes=["lab-main-view", self.view_class("weights")])
-        below = pn.FlexBox(pn.Column(fig(self.error.fig), css_classes=["lab-main-view"]),
+                        css_classes=[role("main_view"), self.view_class("weights")])
+        below = pn.FlexBox(pn.Column(fig(self.error.fig), css_classes=[role("main_view")]),
                            self.unbiased_text.panel(),
                            sizing_mode="stretch_width")
         # Beside the weights when there is room (the presenter view, whose settings and texts

@@ -17,6 +17,7 @@ import sim
 from sim import cost, scenarios
 from sim.exercises import running_sum, running_sum_stream
 from sim.parallel import run_parallel
+from ui.contract import role
 from ui.exercises import exercise_setting
 from ui.fmt import num, sub, vec
 from ui.page import Page, Run
@@ -137,7 +138,7 @@ class RunningSumPage(Page):
                           crossover(self.bytes.fig, "same size")]
         md = {"sizing_mode": "stretch_width", "margin": (4, 10)}
         self.state_text = Readout("state_text", sizing_mode="stretch_width", margin=(0, 10),
-                                  styles={"font-size": "15px"}, css_classes=["lab-caption"])
+                                  styles={"font-size": "15px"}, css_classes=[role("caption")])
         self.token_text, self.outputs_text = Readout("token_text", **md), Readout("outputs_text", **md)
         self.memory_text, self.cost_text = (Readout(k, width=340, margin=(4, 10)) for k in ("memory_text", "cost_text"))
         return [self.tokens_view, self.S_map, self.write_map, self.z_map, self.o_map, self.memory, self.work,
@@ -155,10 +156,10 @@ class RunningSumPage(Page):
         tokens = self.widget("tokens", pn.widgets.IntSlider, width=220, visible=not worked)
         seed = self.widget("seed", pn.widgets.IntInput, width=120, visible=not worked)
         fixed = pn.pane.HTML("<i>The lesson's own tokens: d = 2.</i>", margin=(0, 10), visible=worked)
-        start = pn.pane.HTML("<a class='lab-settings-link' href='?preset=worked+example' style='"
+        start = pn.pane.HTML(f"<a class='{role('settings_link')}' href='?preset=worked+example' style='"
                              "font-weight:600'>Start here: the worked example, two tokens by hand "
                              "→</a>", margin=(0, 10), visible=not worked,
-                             css_classes=["lab-no-print"])
+                             css_classes=[role("no_print")])
 
         def lock(*_events) -> None:  # the worked example and the exercise have their own d, T
             for w in (d, tokens, seed):  # (the sliders: a later `tokens`, the tokens plot's
@@ -174,25 +175,25 @@ class RunningSumPage(Page):
             fixed, group_label(self.label("feature_map")),
             self.widget("feature_map", pn.widgets.RadioButtonGroup, color="default"),
             self.widget("normalize", pn.widgets.Checkbox), self.token_text.panel(), width=340,
-            css_classes=["lab-controls"])  # wide enough for the three presets' buttons
+            css_classes=[role("controls")])  # wide enough for the three presets' buttons
         both = pn.Column(pn.pane.HTML("<h3>The output, computed both ways</h3>", margin=(0, 10),
-                                      css_classes=["lab-secondary"]),  # the presenter's room: figures
+                                      css_classes=[role("secondary")]),  # the presenter's room: figures
                          pn.pane.Bokeh(self.o_map.fig), self.outputs_text.panel(),
                          sizing_mode="stretch_width", min_width=330,
                          styles={"flex": "1 1 420px"},  # first out of the overview if too small
-                         css_classes=["lab-main-view", "lab-present-drop", self.view_class("outputs")])
+                         css_classes=[role("main_view"), role("present_drop"), self.view_class("outputs")])
         fig = pn.pane.Bokeh
         state = pn.FlexBox(pn.Column(self.state_text.panel(), pn.FlexBox(  # the memory beside it
             fig(self.S_map.fig), fig(self.write_map.fig), fig(self.z_map.fig), sizing_mode="stretch_width"),
             sizing_mode="stretch_width", styles={"flex": "1 1 780px"},
-            css_classes=["lab-main-view", self.view_class("state")]), pn.Column(
+            css_classes=[role("main_view"), self.view_class("state")]), pn.Column(
             fig(self.memory.fig), self.memory_text.panel(), width=370,
-            css_classes=["lab-secondary", self.view_class("memory")]), sizing_mode="stretch_width")
+            css_classes=[role("secondary"), self.view_class("memory")]), sizing_mode="stretch_width")
         work = pn.FlexBox(fig(self.work.fig),
                           pn.Column(fig(self.total.fig), self.cost_text.panel(), width=370),
                           pn.Column(fig(self.bytes.fig), width=370), sizing_mode="stretch_width",
-                          css_classes=["lab-secondary", self.view_class("cost")])
-        strip = pn.Column(fig(self.tokens_view.fig), css_classes=["lab-main-view", self.view_class("tokens")])
+                          css_classes=[role("secondary"), self.view_class("cost")])
+        strip = pn.Column(fig(self.tokens_view.fig), css_classes=[role("main_view"), self.view_class("tokens")])
         return pn.Column(start, pn.FlexBox(controls, strip, both, sizing_mode="stretch_width"),
                          state, work, sizing_mode="stretch_width")
 

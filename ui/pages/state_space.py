@@ -17,6 +17,7 @@ import panel as pn
 import param
 
 import sim
+from ui.contract import mark, role
 from ui.exercises import exercise_setting
 from ui.page import Page, Run
 from ui.views import Heatmap, LinePlot, Readout
@@ -136,9 +137,9 @@ class StateSpacePage(Page):
             "Mamba": "y_mamba", "S4D": "y_s4d", "Mamba-2": "y_mamba2", "input u": "u1"},
             y_label="y", dashed=("input u",), **line)
         self.caption = Readout("caption", sizing_mode="stretch_width", margin=(4, 10),
-                               styles={"font-size": "15px"}, css_classes=["lab-caption"])
+                               styles={"font-size": "15px"}, css_classes=[role("caption")])
         self.models_text = Readout("models_text", sizing_mode="stretch_width",
-                                   css_classes=["lab-readout"], stylesheets=[sv.TABLE_CSS])
+                                   css_classes=[mark("readout")], stylesheets=[sv.TABLE_CSS])
         return [self.delta, self.decay, *self.h.values(), self.delta_plot, self.y_plot,
                 self.caption, self.models_text]
 
@@ -151,7 +152,7 @@ class StateSpacePage(Page):
             *(self.widget(n, pn.widgets.FloatSlider, **w) for n in ("step", "selectivity",
                                                                     "skip")),
             self.widget("seed", pn.widgets.IntInput, width=120),
-            sizing_mode="stretch_width", align_items="end", css_classes=["lab-controls"])
+            sizing_mode="stretch_width", align_items="end", css_classes=[role("controls")])
         fig = pn.pane.Bokeh
 
         def heading(text: str) -> pn.pane.HTML:
@@ -161,14 +162,14 @@ class StateSpacePage(Page):
             self.caption.panel(), heading("Mamba: the step size chooses, token by token"),
             pn.FlexBox(fig(self.delta.fig), fig(self.decay.fig), fig(self.h["mamba"].fig),
                        sizing_mode="stretch_width"),
-            sizing_mode="stretch_width", css_classes=["lab-main-view", self.view_class("mamba")])
+            sizing_mode="stretch_width", css_classes=[role("main_view"), self.view_class("mamba")])
         others = pn.Column(
             heading("Beside it: S4D (nothing depends on the input) and Mamba-2 (one Δ and one A "
                     "per head)"),
             pn.FlexBox(fig(self.h["s4d"].fig), fig(self.h["mamba2"].fig),
                        sizing_mode="stretch_width"), self.models_text.panel(),
-            sizing_mode="stretch_width", css_classes=["lab-secondary", self.view_class("compare")])
+            sizing_mode="stretch_width", css_classes=[role("secondary"), self.view_class("compare")])
         lines = pn.Column(heading("Over time"), pn.FlexBox(
             fig(self.delta_plot.fig), fig(self.y_plot.fig), sizing_mode="stretch_width"),
-            sizing_mode="stretch_width", css_classes=["lab-secondary", self.view_class("time")])
+            sizing_mode="stretch_width", css_classes=[role("secondary"), self.view_class("time")])
         return pn.Column(controls, mamba, others, lines, sizing_mode="stretch_width")

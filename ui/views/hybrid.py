@@ -31,6 +31,7 @@ from bokeh.models import (
 from bokeh.palettes import Colorblind8
 
 from sim import cache as sim_cache
+from ui.contract import role
 from ui.fmt import count, num, plain, text
 from ui.views import View, make_figure
 
@@ -194,7 +195,7 @@ class LayerBars(View):
             "layer", "kv", "state", "kv_colour", "kv_text", "state_text", "kinds")})
         self.fig = make_figure("", height=230, sizing_mode="stretch_width", min_width=300,
                                max_width=980, x_range=x_range, y_range=Range1d(0, 1),
-                               css_classes=["lab-present-drop"])  # the strips alone, if need be
+                               css_classes=[role("present_drop")])  # the strips alone, if need be
         # KV bars in the colour of the layer's attention kind, state bars in the linear/SSM
         # colour, as in the strip; a layer with both (Falcon-H1) stacks them.
         bars = self.fig.vbar_stack(["kv", "state"], x="layer", width=0.8, source=self.source,
