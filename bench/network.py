@@ -20,7 +20,8 @@ Then, per run, cache on (serve.py's Cache-Control: no-cache) and service workers
   the second's plot, live and MB (the service worker's install shares the link);
 - a course page of another origin (a second server on another port, the same link) embedding
   the pages (?embed=1), all in view, untouched for 20 s: MB carried and memory at 20 s, each
-  embed's first plot (s from the course page's navigation; "-": not by then).
+  embed's first plot (s from the course page's navigation; "-": not by then). An embed starts
+  Python only once it is used (assets/js/wanted.js): this is what embeds cost while read.
 Prints figures, asserts nothing.
 """
 
@@ -223,9 +224,10 @@ class Bench:
     def __init__(self, browser, link: Link, servers, base: str, timeout_s: float):
         self.browser, self.link, self.servers, self.base = browser, link, servers, base
         self.timeout_ms = int(timeout_s * 1000)
+        self.idle_mb = 0.0  # this run's browser idle on about:blank (the browser's own drifts run by run)
 
     def memory(self) -> float:
-        return browser_pss_mb(os.getpid())
+        return browser_pss_mb(os.getpid()) - self.idle_mb
 
     def wait(self, page, condition: str) -> None:
         page.wait_for_function(condition, timeout=self.timeout_ms, polling=50)
@@ -251,10 +253,12 @@ class Bench:
             context.close()
 
     def idle(self) -> float | dict:
+        """Measures the browser idle on about:blank: what memory() leaves out until the next idle()."""
         def how(_, page):
             page.goto("about:blank")
             page.wait_for_timeout(2000)
-            return self.memory()
+            self.idle_mb = browser_pss_mb(os.getpid())
+            return self.idle_mb
         return self.visit(how, None)
 
     def cold(self, file: str, block_python: bool = False) -> dict:
@@ -336,19 +340,19 @@ def report(profile: str, pages: list[str], out: dict, runs: int) -> None:
     def secs(ms) -> str:
         return "-" if ms is None else f"{ms / 1000:.2f} s"
 
-    idle = boot.median([v for v in out["idle"] if isinstance(v, float)]) or 0.0
+    idle = [v for v in out["idle"] if isinstance(v, float)] or [0.0]
     floor_live = m("floor", "live")
     mbit, rtt = parse_profile(profile)
     print(f"\n{f'{mbit:g} Mbit/s, RTT {rtt:g} ms' if mbit else 'loopback, no shaping'}: median of {runs} run(s); "
           f"s from navigation start; MB carried on the link (as sent, gzip); memory: browser PSS minus "
-          f"the same browser idle on about:blank ({idle:.0f} MB)")
+          f"the same browser idle on about:blank in the same run ({min(idle):.0f}-{max(idle):.0f} MB)")
     header = f"{'page':14s} {'plot s':>7s} {'x block':>7s} {'live s':>7s} {'x floor':>7s} {'MB plot':>7s} {'MB live':>7s} {'mem MB':>7s}"
     print(header + "\n" + "-" * len(header))
     for name in ["floor", *pages]:
         plot, blocked, live, mem = m(name, "plot"), m(name + ":blocked", "plot"), m(name, "live"), m(name, "memory")
         print(f"{name:14s} {fmt(plot, 1000)} {fmt(plot / blocked if plot and blocked else None)} {fmt(live, 1000)} "
               f"{fmt(live / floor_live if live and floor_live else None)} {fmt(m(name, 'mb_plot'), 1e6, digits=1)} "
-              f"{fmt(m(name, 'mb_live'), 1e6, digits=1)} {fmt(None if mem is None else mem - idle, digits=0)}"
+              f"{fmt(m(name, 'mb_live'), 1e6, digits=1)} {fmt(mem, digits=0)}"
               + failures(name, name + ":blocked"))
     if out.get("row"):
         print(f"two pages in a row, {pages[1]} after {pages[0]} (one tab, cache and service worker on): "
@@ -358,7 +362,7 @@ def report(profile: str, pages: list[str], out: dict, runs: int) -> None:
     plots = ", ".join(f"{s} {secs(boot.median([c['plots'].get(s) for c in course]))}" for s in pages)
     print(f"course page, {len(pages)} embeds from another origin, {COURSE_S} s untouched: MB carried "
           f"{fmt(boot.median([c['mb'] for c in course]), 1e6, 0, 1)}, memory "
-          f"{fmt(None if not course else boot.median([c['memory'] for c in course]) - idle, 1, 0, 0)} MB; "
+          f"{fmt(boot.median([c['memory'] for c in course]), 1, 0, 0)} MB; "
           f"first plot: {plots}" + failures("course"))
 
 
