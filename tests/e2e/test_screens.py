@@ -9,6 +9,7 @@ import pytest
 
 from tests.e2e.conftest import (
     PAGE_SLUGS,
+    TAKE_SHOTS,
     hold_python,
     open_built,
     painted,
@@ -176,7 +177,7 @@ def test_phone_keeps_the_transport_and_the_stepped_figure_in_view(browser, serve
     tokens = [f for f in layout["figs"] if f["title"] and f["title"].startswith("Tokens")]
     assert tokens and tokens[0]["inView"], layout  # the figure a step changes first
     shot_path = shot(page, "running-sum-phone")
-    assert shot_path.exists()
+    assert shot_path.exists() or not TAKE_SHOTS  # taken with LAB_SHOTS=1
     page.mouse.wheel(0, 700)  # scrolled down: the transport stays at the top
     page.wait_for_function("scrollY > 0")
     painted(page)
