@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+import sys
+from typing import Any, NamedTuple
 
 import numpy as np
+import pytest
 
 import sim
+from sim.__main__ import main
 
 GATED = {"retnet", "mamba2", "gla", "gated_deltanet", "kda"}
 
@@ -51,3 +54,27 @@ def step_through(rule: str, q: np.ndarray, k: np.ndarray, v: np.ndarray,
         steps.append(s)
         state = s.state
     return steps
+
+
+class Run(NamedTuple):
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def sim_cli(capsys):
+    """`python -m sim ARGS` in-process: its exit status, stdout and stderr (a test module takes
+    it as ``sim_cli = sim_helpers.sim_cli``)."""
+    def run(*args: str) -> Run:
+        capsys.readouterr()  # only this call's output
+        try:
+            code = main(list(args))
+        except SystemExit as exit_:  # argparse refuses with SystemExit(2)
+            code = exit_.code
+            if code is not None and not isinstance(code, int):
+                print(code, file=sys.stderr)  # as the interpreter would
+                code = 1
+        captured = capsys.readouterr()
+        return Run(0 if code is None else code, captured.out, captured.err)
+    return run

@@ -13,36 +13,14 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import NamedTuple
 
 import pytest
-
-from sim.__main__ import main
+import sim_helpers
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-class Run(NamedTuple):
-    returncode: int
-    stdout: str
-    stderr: str
-
-
-@pytest.fixture
-def sim_cli(capsys):
-    """`python -m sim ARGS` in-process: its exit status, stdout and stderr."""
-    def run(*args: str) -> Run:
-        capsys.readouterr()  # only this call's output
-        try:
-            code = main(list(args))
-        except SystemExit as exit_:  # argparse refuses with SystemExit(2)
-            code = exit_.code
-            if code is not None and not isinstance(code, int):
-                print(code, file=sys.stderr)  # as the interpreter would
-                code = 1
-        captured = capsys.readouterr()
-        return Run(0 if code is None else code, captured.out, captured.err)
-    return run
+sim_cli = sim_helpers.sim_cli  # `python -m sim ARGS` in-process
 
 
 def test_sim_imports_no_ui_library() -> None:
@@ -111,7 +89,7 @@ def test_bad_config_file_names_the_field(tmp_path: Path, sim_cli) -> None:
                                      "needs kv_heads, head_dim")
 
 
-def _one_error_line(result: Run | subprocess.CompletedProcess, start: str) -> str:
+def _one_error_line(result: sim_helpers.Run | subprocess.CompletedProcess, start: str) -> str:
     assert result.returncode == 2, (result.stdout, result.stderr)
     assert "Traceback" not in result.stderr and result.stdout == ""
     lines = result.stderr.splitlines()

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
-from typing import NamedTuple
 
 import pytest
+import sim_helpers
 
-from sim.__main__ import main
 from sim.cache import PRESETS, cache_report, kv_cache_bytes, load_model, memory_curve
 from sim.hf_config import from_hf_config
 
@@ -128,27 +126,7 @@ def test_block_rounding_equals_a_plain_per_layer_sum() -> None:
 
 # --- the command line ---------------------------------------------------------------------------
 
-class Run(NamedTuple):
-    returncode: int
-    stdout: str
-    stderr: str
-
-
-@pytest.fixture
-def sim_cli(capsys):
-    """`python -m sim ARGS` in-process, as in test_sim_cli.py: exit status, stdout, stderr."""
-    def run(*args: str) -> Run:
-        capsys.readouterr()  # only this call's output
-        try:
-            code = main(list(args))
-        except SystemExit as exit_:  # argparse refuses with SystemExit(2)
-            code = exit_.code
-            if code is not None and not isinstance(code, int):
-                print(code, file=sys.stderr)  # as the interpreter would
-                code = 1
-        captured = capsys.readouterr()
-        return Run(0 if code is None else code, captured.out, captured.err)
-    return run
+sim_cli = sim_helpers.sim_cli  # `python -m sim ARGS` in-process
 
 
 def test_cli_hf_config_prints_the_presets_table_and_the_fields(sim_cli) -> None:
