@@ -13,7 +13,9 @@ Entry fields: `kind` (attention | mla | recurrent | mlp), `count` (default 1: th
 in that many consecutive layers), `label` (optional display name), `parallel` (true: the entry's
 count copies join the last `count` layers instead of adding new ones, e.g. Falcon-H1's
 attention and Mamba-2 side by side), and per kind:
-    attention: kv_heads, head_dim, window (optional; the cache stops growing at the window)
+    attention: kv_heads, head_dim, window (optional; the cache stops growing at the window),
+               v_head_dim (optional, default head_dim: values narrower than keys, as MiMo's
+               192/128; 0 caches keys only, as the sparse-attention indexer of DeepSeek V3.2)
     mla:       latent_dim (kv_lora_rank + rope dim, stored per token); optional heads,
                qk_head_dim, v_head_dim give the expanded size heads·(qk_head_dim + v_head_dim)
     recurrent: state_shape (e.g. [heads, d_k, d_v]); optional conv_channels and conv_kernel,
@@ -21,7 +23,7 @@ attention and Mamba-2 side by side), and per kind:
     mlp:       nothing (no cache; it appears in the layer strip)
 
 Bytes (B batch, t tokens, e bytes per element):
-    attention  2 · kv_heads · head_dim · min(t, window) · B · e_kv
+    attention  kv_heads · (head_dim + v_head_dim) · min(t, window) · B · e_kv
     mla        latent_dim · t · B · e_kv
     recurrent  (Π state_shape + conv_channels · (conv_kernel − 1)) · B · e_state
 Defaults: KV cache bf16, state fp32 (engines often keep recurrent state in fp32).
@@ -82,7 +84,7 @@ MAX_SOURCE_CHARS = 4000  # the longest preset citation is ~600 characters
 
 _COMMON_FIELDS = ("kind", "count", "label", "parallel")
 _KIND_FIELDS = {
-    "attention": (("kv_heads", "head_dim"), ("window",)),
+    "attention": (("kv_heads", "head_dim"), ("window", "v_head_dim")),
     "mla": (("latent_dim",), ("heads", "qk_head_dim", "v_head_dim")),
     "recurrent": (("state_shape",), ("conv_channels", "conv_kernel")),
     "mlp": ((), ()),
@@ -115,12 +117,17 @@ class Mixer:
             raise ValueError(f"kv_bytes: expected 1, 2, 4 or 8 bytes per element, got "
                              f"{describe_value(kv_bytes)}")
         if self.kind == "attention":
-            return 2 * self.kv_heads * self.head_dim * kv_bytes
+            return self.kv_heads * (self.head_dim + self.value_dim) * kv_bytes
         if self.kind == "mla":
             if expanded and self.heads is not None:
                 return self.heads * (self.qk_head_dim + self.v_head_dim) * kv_bytes
             return self.latent_dim * kv_bytes
         return 0
+
+    @property
+    def value_dim(self) -> int:
+        """An attention layer's value width per KV head: v_head_dim, else head_dim."""
+        return self.head_dim if self.v_head_dim is None else self.v_head_dim
 
     def cached_tokens(self, tokens: Any, block_tokens: int | None = None) -> Any:
         """Tokens held: all of them, or at most the window for sliding-window attention; with
@@ -247,7 +254,10 @@ def _normalise_entry(i: int, entry: Any) -> dict[str, Any]:
             out[key] = _field_int(f"{path}.{key}", key, entry[key])
     for key in optional:
         if entry.get(key) is not None:
-            out[key] = _field_int(f"{path}.{key}", key, entry[key])
+            if kind == "attention" and key == "v_head_dim":  # 0: keys only (an indexer)
+                out[key] = check_int(f"{path}.{key}", entry[key], 0, MAX_DIM)
+            else:
+                out[key] = _field_int(f"{path}.{key}", key, entry[key])
     groups = {"mla": ("heads", "qk_head_dim", "v_head_dim"),
               "recurrent": ("conv_channels", "conv_kernel")}.get(kind, ())
     given = [key for key in groups if key in out]

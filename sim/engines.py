@@ -354,7 +354,7 @@ def _llama_cpp(model: Model, tokens: int, sequences: int, kv_type: str, server: 
     for g in model.groups:
         m = g.mixer
         if m.kind == "attention":
-            values = 2 * m.kv_heads * m.head_dim
+            values = m.kv_heads * (m.head_dim + m.value_dim)
         elif m.kind == "mla":
             values = m.latent_dim
         else:

@@ -37,13 +37,18 @@ from __future__ import annotations
 from typing import Any
 
 from .cache import MAX_MIXERS, MAX_TOKENS, Model, load_model
-from .hf_reader import (
+from .hf_parts import cache_entries, read_parts
+from .hf_reader import (  # parse_config and recognise are this module's public API too
     DECODERS,
     Reader,
+    family_of,
     parse_config,
     recognise,
     unwrap,
 )
+
+__all__ = ["context_note", "from_hf_config", "max_context", "model_name", "parse_config",
+           "recognise"]
 from .presets import layers_from_pattern
 from .user_input import check_int, describe_value, key_path, quote
 
@@ -497,32 +502,61 @@ def context_note(report: dict[str, Any], tokens: int) -> str | None:
             "what the cache would hold, not what the model was trained for")
 
 
+def model_name(config: dict[str, Any], family: str, parameters: int | None = None) -> str:
+    """What a pasted model is called: the file's `_name_or_path`, else its first architecture
+    (else model_type) and its size in parameters ("GptOssForCausalLM, 116.8B parameters")."""
+    name = config.get("_name_or_path") if isinstance(config, dict) else None
+    if isinstance(name, str) and name.strip() and len(name) <= 200 and name.isprintable():
+        return name.strip()
+    architectures = config.get("architectures") if isinstance(config, dict) else None
+    base = next((a for a in architectures[:4] if isinstance(a, str) and 0 < len(a) <= 80
+                 and a.isprintable()), None) if isinstance(architectures, list) else None
+    base = base or f"{family} (config.json)"
+    if parameters is None:
+        return base
+    return f"{base}, {parameters / 1e9:,.1f}B parameters"
+
+
+def _read_layers(reader: Reader, family: str, known: bool) -> tuple[list[dict[str, Any]], list[str]]:
+    """(layer entries, parts left out): a known family's builder, else part by part."""
+    if known:
+        return _BUILDERS[family](reader, family), []
+    parts = read_parts(reader, family)
+    return cache_entries(parts), parts.left_out
+
+
 def from_hf_config(config: dict[str, Any] | str | bytes) -> tuple[Model, dict[str, Any]]:
     """A `Model` and a report from a Hugging Face config.json (its text or the parsed dict).
 
-    report: family, used (fields read, nested ones by their full path a.b), derived (figures
-    computed from other fields, as text), defaults (sizes absent from the file, taken from the
-    reference implementation's defaults, as text), ignored (top-level fields that do not change
-    the cache), max_context and max_context_field (the model's own longest context, or None).
+    report: family, read_by ("family" for the families with a builder, "parts" for a new one
+    read part by part, `sim.hf_parts`), used (fields read, nested ones by their full path a.b),
+    derived (figures computed from other fields, as text), defaults (sizes absent from the
+    file, taken from the reference implementation's defaults, as text), left_out (fields that
+    name a part not interpreted, with what was done instead), ignored (top-level fields that
+    do not change the cache), max_context and max_context_field (the model's own longest
+    context, or None).
     Raises a one-line ValueError naming the field for anything it cannot interpret, and both
     fields where two contradict each other.
     """
     config = parse_config(config)
+    outer = config
     nested, config = unwrap(config)
-    family = recognise(config)
+    family, known = family_of(config)
     window = config.get("sliding_window")
-    if family not in _WINDOWED and window is not None and config.get("use_sliding_window", True):
+    if known and family not in _WINDOWED and window is not None and config.get(
+            "use_sliding_window", True):
         raise ValueError(f"{nested}sliding_window: {describe_value(window)} is not interpreted for "
                          f"{family} (which layers slide is not in the file); remove it or describe "
                          "the model in the JSON model format")
     reader = Reader(config)
     try:
-        layers = _BUILDERS[family](reader, family)
-        name = config.get("_name_or_path")
-        if not (isinstance(name, str) and 0 < len(name) <= 200):
-            name = f"{family} (config.json)"
+        layers, left_out = _read_layers(reader, family, known)
+        name = model_name(outer, family) if nested else model_name(config, family)
+        if nested and name.endswith("(config.json)"):
+            name = model_name(config, family)
         model = load_model({"name": name, "layers": layers,
-                            "source": f"Hugging Face config.json, model_type {family}"})
+                            "source": f"Hugging Face config.json, model_type {family}"
+                                      + ("" if known else ", read part by part")})
     except ValueError as error:
         raise ValueError(f"{nested}{error}") from None
     used = list(dict.fromkeys(nested + key for key in reader.used))
@@ -534,8 +568,10 @@ def from_hf_config(config: dict[str, Any] | str | bytes) -> tuple[Model, dict[st
                if key not in top_used and key not in _METADATA]
     limit = max_context(config)
     field = next((key for key in _MAX_CONTEXT_FIELDS if config.get(key) == limit), None)
-    report = {"family": family, "used": used,
+    report = {"family": family, "read_by": "family" if known else "parts", "used": used,
               "derived": [nested + text for text in reader.derived],
-              "defaults": [nested + text for text in reader.defaults], "ignored": ignored, "max_context": limit,
+              "defaults": [nested + text for text in reader.defaults],
+              "left_out": [nested + text for text in left_out], "ignored": ignored,
+              "max_context": limit,
               "max_context_field": None if limit is None else nested + field}
     return model, report

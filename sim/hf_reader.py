@@ -16,7 +16,11 @@ from __future__ import annotations
 from typing import Any
 
 from .cache import MAX_DIM, MAX_MIXERS
-from .user_input import MAX_TEXT_BYTES, check_int, describe_value, parse_json_text
+from .user_input import check_int, describe_value, parse_json_text
+
+# The largest config.json read: published files are 1–10 KB, NVIDIA's quantised re-releases
+# list every layer in quantization_config (88.6 kB for Qwen3.6-27B-NVFP4, up to 3.1 MB).
+MAX_CONFIG_BYTES = 8 * 2**20
 
 
 class Reader:
@@ -184,33 +188,63 @@ def recognise(config: dict[str, Any]) -> str:
         return "mamba2"
     found = describe_value(model_type) if model_type is not None else "none"
     raise ValueError(f"model_type: unknown architecture {found}; recognised: "
-                     f"{', '.join(sorted(MODEL_TYPES))} (or their architectures names)")
+                     f"{', '.join(sorted(MODEL_TYPES))} (or their architectures names), or any "
+                     "decoder with hidden_size, num_attention_heads and num_hidden_layers, read "
+                     "part by part")
 
 
 def unwrap(config: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """(path prefix, the language model's config): a multimodal wrapper's text_config when the
-    top level is not itself a recognised family."""
+    top level is not itself a recognised family and has no layers of its own."""
     if not isinstance(config, dict):
         raise ValueError(f"config.json: expected an object, got {describe_value(config)}")
     if config.get("model_type") not in MODEL_TYPES:
         for key in WRAPPERS:
             inner = config.get(key)
-            if isinstance(inner, dict) and inner.get("model_type") in MODEL_TYPES:
+            if isinstance(inner, dict) and (inner.get("model_type") in MODEL_TYPES or (
+                    "num_hidden_layers" not in config and "hidden_size" in inner)):
                 return f"{key}.", inner
     return "", config
+
+
+def family_of(config: dict[str, Any]) -> tuple[str, bool]:
+    """(family, known): a family of FAMILIES, else the file's own model_type to be read part
+    by part (sim.hf_parts) when the file has the sizes every decoder gives."""
+    try:
+        return recognise(config), True
+    except ValueError as error:
+        model_type = config.get("model_type")
+        foreign = [key for key in config if isinstance(key, str)
+                   and key.startswith(_FOREIGN_PARTS)][:4]
+        if foreign:  # parts the part-by-part reader does not know: name them, never guess
+            raise ValueError(f"{error}; read part by part, its fields name parts not known "
+                             f"here: {', '.join(foreign)}") from None
+        if (isinstance(model_type, str) and 0 < len(model_type) <= 64 and model_type.isprintable()
+                and all(key in config for key in ("hidden_size", "num_attention_heads"))
+                and ("num_hidden_layers" in config or "block_configs" in config)):
+            return model_type, False
+        raise
+
+
+# Field prefixes of mixers the part-by-part reader (sim.hf_parts) does not interpret: Mamba and
+# other state-space layers, Jamba's periods, the family-specific layer patterns.
+_FOREIGN_PARTS = ("mamba_", "ssm_", "attn_layer_", "expert_layer_", "hybrid_override_pattern",
+                  "layers_block_type", "linear_attn_config", "block_types", "_block_types",
+                  "attn_type_list", "lru_width", "conv_L_cache", "time_step_", "d_state",
+                  "state_size")
 
 
 def parse_config(config: Any) -> dict[str, Any]:
     """A config.json's text (or bytes, or parsed dict) → the dict; an empty file, a file of
     white space or anything but an object is refused with one line."""
     if isinstance(config, (str, bytes, bytearray)):
-        head = config[:MAX_TEXT_BYTES + 1]  # longer texts are refused by parse_json_text
+        head = config[:MAX_CONFIG_BYTES + 1]  # longer texts are refused by parse_json_text
         blank = (head.lstrip("\ufeff").strip() if isinstance(head, str)
                  else bytes(head).removeprefix(b"\xef\xbb\xbf").strip())
-        if len(head) <= MAX_TEXT_BYTES and not blank:
+        if len(head) <= MAX_CONFIG_BYTES and not blank:
             raise ValueError("config.json: the file is empty; expected a JSON object with "
                              "model_type and the model's sizes")
-        config = parse_json_text(config, "config.json")
+        config = parse_json_text(config, "config.json", limit=MAX_CONFIG_BYTES)
     if not isinstance(config, dict):
         raise ValueError(f"config.json: expected an object, got {describe_value(config)}")
     if not config:

@@ -9,9 +9,11 @@ hostile or mistaken text costs at most the time to read 64 KiB once:
             (json.loads recurses: 100,000 brackets would raise RecursionError)
     numbers integers of more than MAX_NUMBER_DIGITS digits are never converted (a 5,000-digit
             integer is kept as a `LongNumber` that says how long it is); NaN, Infinity and a
-            float beyond float64's range are `LongNumber`s too: no field accepts one, so they are
-            refused with the field's path (and a config.json may keep them in fields that do
-            not matter, as transformers writes time_step_limit [0.0, Infinity])
+            float beyond float64's range are read as the JSON extension they are, a float
+            (`NonFinite`, which json.dumps writes back as NaN / Infinity): no size field
+            accepts one, so they are refused with the field's path, and a config.json may keep
+            them in fields that do not matter, as transformers writes time_step_limit
+            [0.0, Infinity]
     keys    a key repeated in one object is refused (json.loads would keep the last silently)
 
 Messages are one line of plain text. Values from the user are quoted shortened (`quote`,
@@ -55,6 +57,19 @@ class LongNumber:
         if self.chars <= MAX_NUMBER_DIGITS:
             return f"{self.start} (beyond float64's range)"
         return f"a number written with {self.chars:,} characters ({self.start}…)"
+
+
+class NonFinite(float):
+    """NaN, Infinity or -Infinity from a JSON text (Python's JSON extension): a float, so a
+    parsed config.json can be written back with json.dumps, but named as what it is."""
+
+    written: str | None = None  # a literal such as 1e999, beyond float64's range
+
+    def __repr__(self) -> str:
+        if self.written is not None:
+            return f"{self.written[:12]} (beyond float64's range)"
+        text = "NaN" if math.isnan(self) else ("Infinity" if self > 0 else "-Infinity")
+        return f"{text} (not a finite number)"
 
 
 def _scannable(name: str, text: Any) -> str:
@@ -153,7 +168,7 @@ def check_int(path: str, value: Any, low: int, high: int) -> int:
         raise ValueError(f"low, high: expected integers with low ≤ high, got "
                          f"{describe_value(low)}, {describe_value(high)}")
     accepted = f"{low:,} to {high:,}"
-    if isinstance(value, LongNumber):
+    if isinstance(value, (LongNumber, NonFinite)):
         raise ValueError(f"{path}: {describe_value(value)} is out of range; accepted: {accepted}")
     if isinstance(value, bool) or not isinstance(value, int):
         kind = "a positive integer" if low == 1 else "an integer"
@@ -193,11 +208,15 @@ def _parse_float(text: str) -> float | LongNumber:
     if len(text) > MAX_FLOAT_CHARS:
         return LongNumber(text)
     x = float(text)
-    return x if math.isfinite(x) else LongNumber(text)
+    if math.isfinite(x):
+        return x
+    beyond = NonFinite(x)  # 1e999: Infinity, as json.loads reads it, named as written
+    beyond.written = text
+    return beyond
 
 
-def _parse_constant(name: str) -> LongNumber:
-    return LongNumber(name)  # refused where a field needs a number, with the field's path
+def _parse_constant(name: str) -> NonFinite:
+    return NonFinite(name)  # refused where a field needs a number, with the field's path
 
 
 def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -242,12 +261,18 @@ def nesting_depth(text: str, limit: int = MAX_DEPTH, what: str = "config") -> in
     return deepest
 
 
-def parse_json_text(text: str | bytes, what: str = "config") -> Any:
-    """json.loads with the limits above; every problem is a one-line ValueError."""
+def parse_json_text(text: str | bytes, what: str = "config", *,
+                    limit: int = MAX_TEXT_BYTES) -> Any:
+    """json.loads with the limits above (at most `limit` bytes, MAX_TEXT_BYTES unless a caller
+    reads bigger files, as config.json); every problem is a one-line ValueError. One leading
+    byte-order mark is dropped, from text as from bytes."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_SCAN_CHARS:
+        raise ValueError(f"limit: expected 1 to {MAX_SCAN_CHARS:,} bytes, got "
+                         f"{describe_value(limit)}")
     if isinstance(text, (bytes, bytearray)):
-        if len(text) > MAX_TEXT_BYTES:
+        if len(text) > limit:
             raise ValueError(f"{what}: {len(text):,} bytes is too long; accepted: at most "
-                             f"{MAX_TEXT_BYTES:,} bytes")
+                             f"{limit:,} bytes")
         try:
             text = bytes(text).decode("utf-8-sig")
         except UnicodeDecodeError as error:
@@ -255,9 +280,10 @@ def parse_json_text(text: str | bytes, what: str = "config") -> Any:
                              ) from None
     if not isinstance(text, str):
         raise ValueError(f"{what}: expected JSON text, got {describe_value(text)}")
-    if len(text) > MAX_TEXT_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_TEXT_BYTES:
-        raise ValueError(f"{what}: the text is longer than {MAX_TEXT_BYTES:,} bytes; accepted: "
-                         f"at most {MAX_TEXT_BYTES:,} bytes of UTF-8")
+    text = text.removeprefix("\ufeff")  # a pasted file keeps its BOM; a read one loses it above
+    if len(text) > limit or len(text.encode("utf-8", "surrogatepass")) > limit:
+        raise ValueError(f"{what}: the text is longer than {limit:,} bytes; accepted: "
+                         f"at most {limit:,} bytes of UTF-8")
     nesting_depth(text, MAX_DEPTH, what)
     try:
         return json.loads(text, parse_int=_parse_int, parse_float=_parse_float,

@@ -41,7 +41,8 @@ from typing import Any
 
 from .cache import Model
 from .hf_config import from_hf_config
-from .hf_reader import DECODERS, Reader, parse_config, recognise, unwrap
+from .hf_parts import Layer, Parts, read_parts
+from .hf_reader import DECODERS, Reader, family_of, parse_config, unwrap
 from .user_input import check_int, describe_value
 
 WEIGHT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int4")
@@ -60,6 +61,7 @@ class Tensor:
     copies: int = 1
     embedding: bool = False
     experts: tuple[int, int] | None = None
+    mtp: bool = False  # a multi-token-prediction layer's tensor, counted apart from the total
 
     @property
     def parameters(self) -> int:
@@ -89,24 +91,43 @@ class ParameterCount:
 
     @property
     def total(self) -> int:
-        return sum(t.parameters for t in self.tensors)
+        return sum(t.parameters for t in self.tensors if not t.mtp)
 
     @property
     def active(self) -> int:
-        return sum(t.active_parameters for t in self.tensors)
+        return sum(t.active_parameters for t in self.tensors if not t.mtp)
 
     @property
     def embeddings(self) -> int:
         return sum(t.parameters for t in self.tensors if t.embedding)
 
     @property
+    def input_embedding(self) -> int:
+        """The input embedding alone (embed_tokens; with tied weights also the lm_head)."""
+        return sum(t.parameters for t in self.tensors if t.embedding and "lm_head" not in t.name)
+
+    @property
     def active_without_embeddings(self) -> int:
         return self.active - self.embeddings
+
+    @property
+    def active_without_input_embedding(self) -> int:
+        """What one token uses when the embedding lookup is not counted as a matrix product
+        (gpt-oss's "5.1B active" counts the unembedding but not the embedding)."""
+        return self.active - self.input_embedding
+
+    @property
+    def mtp(self) -> int:
+        """Parameters of the multi-token-prediction layers (in the checkpoint, loaded only for
+        speculative decoding; not in total)."""
+        return sum(t.parameters for t in self.tensors if t.mtp)
 
     def by_part(self) -> dict[str, int]:
         """Parameters per part (the tensor name before its first dot)."""
         parts: dict[str, int] = {}
         for t in self.tensors:
+            if t.mtp:
+                continue
             part = t.name.split(".")[0]
             parts[part] = parts.get(part, 0) + t.parameters
         return parts
@@ -118,10 +139,11 @@ class _Builder:
     def __init__(self) -> None:
         self.tensors: list[Tensor] = []
         self.notes: list[str] = []
+        self.mtp = False
 
     def add(self, name: str, shape: tuple[int, ...], copies: int = 1, **kind: Any) -> None:
         if copies:
-            self.tensors.append(Tensor(name, tuple(shape), copies, **kind))
+            self.tensors.append(Tensor(name, tuple(shape), copies, mtp=self.mtp, **kind))
 
     def embeddings(self, V: int, H: int, tied: bool) -> None:
         self.add("embedding.embed_tokens", (V, H), embedding=True)
@@ -130,16 +152,21 @@ class _Builder:
         self.add("final_norm", (H,))
 
     def gqa(self, where: str, n: int, H: int, nh: int, nkv: int, hd: int, *, qkv_bias: bool = False,
-            o_bias: bool = False, q_gate: bool = False, qk_norm: bool = False) -> None:
-        """q (nh·hd [×2 with an output gate], H), k and v (nkv·hd, H), o (H, nh·hd)."""
+            o_bias: bool = False, q_gate: bool = False, qk_norm: bool = False,
+            vd: int | None = None, k_eq_v: bool = False) -> None:
+        """q (nh·hd [×2 with an output gate], H), k (nkv·hd, H), v (nkv·vd, H; none when the
+        values are the keys), o (H, nh·vd); vd = hd unless given."""
+        vd = hd if vd is None else vd
         self.add(f"{where}.q_proj", ((2 if q_gate else 1) * nh * hd, H), n)
         self.add(f"{where}.k_proj", (nkv * hd, H), n)
-        self.add(f"{where}.v_proj", (nkv * hd, H), n)
-        self.add(f"{where}.o_proj", (H, nh * hd), n)
+        if not k_eq_v:
+            self.add(f"{where}.v_proj", (nkv * vd, H), n)
+        self.add(f"{where}.o_proj", (H, nh * (vd or hd)), n)
         if qkv_bias:
             self.add(f"{where}.q_proj.bias", (nh * hd,), n)
             self.add(f"{where}.k_proj.bias", (nkv * hd,), n)
-            self.add(f"{where}.v_proj.bias", (nkv * hd,), n)
+            if not k_eq_v:
+                self.add(f"{where}.v_proj.bias", (nkv * vd,), n)
         if o_bias:
             self.add(f"{where}.o_proj.bias", (H,), n)
         if qk_norm:
@@ -266,15 +293,32 @@ def _mla(b: _Builder, r: Reader, where: str, n: int, H: int) -> None:
 
 
 def _deepseek_moe(b: _Builder, r: Reader, n: int, H: int, experts_key: str = "n_routed_experts",
-                  k_key: str = "num_experts_per_tok", shared_key: str = "n_shared_experts") -> None:
+                  k_key: str = "num_experts_per_tok", shared_key: str = "n_shared_experts",
+                  latent_key: str | None = None) -> None:
     """The first `first_k_dense_replace` layers dense, then MoE every moe_layer_freq-th; shared
-    experts of moe_intermediate_size each."""
+    experts of moe_intermediate_size each. With a latent size L (Kimi K3's
+    routed_expert_hidden_size) the routed experts work in L: down-projection H·L and
+    up-projection L·H around them, experts E·3·L·I_moe."""
     first = r.int("first_k_dense_replace", low=0, high=n, default=0, why="no dense layers")
     every = r.int("moe_layer_freq", default=1, high=n, why="every layer")
     moe = sum(1 for i in range(first, n) if (i - first) % every == 0)
     I_moe = r.int("moe_intermediate_size")
     shared = r.int(shared_key, low=0, default=0, why="no shared experts")
-    b.moe("moe", moe, H, r.int(experts_key), r.int(k_key), I_moe, shared * I_moe)
+    latent = r.int(latent_key) if latent_key and r.has(latent_key) else None
+    if latent and latent != H:
+        E, k = r.int(experts_key), r.int(k_key)
+        b.add("moe.router", (E, H), moe)
+        for part, shape in (("gate_proj", (E, I_moe, latent)), ("up_proj", (E, I_moe, latent)),
+                            ("down_proj", (E, latent, I_moe))):
+            b.add(f"moe.experts.{part}", shape, moe, experts=(E, k))
+        b.add("moe.latent_down_proj", (latent, H), moe)
+        b.add("moe.latent_up_proj", (H, latent), moe)
+        if r.bool("latent_moe_use_norm", False, "no latent norm"):
+            b.add("moe.latent_norm", (latent,), moe)
+        if shared:
+            b.swiglu("moe.shared_experts", moe, H, shared * I_moe)
+    else:
+        b.moe("moe", moe, H, r.int(experts_key), r.int(k_key), I_moe, shared * I_moe)
     b.swiglu("mlp", n - moe, H, r.int("intermediate_size"))
 
 
@@ -427,7 +471,8 @@ def _qwen3_next(b: _Builder, r: Reader, model: Model, family: str) -> bool:
     Hk, Hv = r.int("linear_num_key_heads"), r.int("linear_num_value_heads")
     dk, dv, K = r.int("linear_key_head_dim"), r.int("linear_value_head_dim"), r.int(
         "linear_conv_kernel_dim")
-    b.add("gated_deltanet.in_proj_qkvz", (2 * Hk * dk + 2 * Hv * dv, H), g)
+    b.add("gated_deltanet.in_proj_qkv", (2 * Hk * dk + Hv * dv, H), g)
+    b.add("gated_deltanet.in_proj_z", (Hv * dv, H), g)
     b.add("gated_deltanet.in_proj_ba", (2 * Hv, H), g)
     b.add("gated_deltanet.conv1d", (2 * Hk * dk + Hv * dv, K), g)
     b.add("gated_deltanet.dt_bias_A_log", (2, Hv), g)
@@ -440,7 +485,8 @@ def _qwen3_next(b: _Builder, r: Reader, model: Model, family: str) -> bool:
                   if r.has("shared_expert_intermediate_size") else 0)
         b.moe("moe", moe, H, r.int("num_experts"), r.int("num_experts_per_tok"),
               r.int("moe_intermediate_size"), shared, shared > 0)
-    b.swiglu("mlp", n - moe, H, r.int("intermediate_size"))
+    if n - moe:  # Qwen3.5 MoE has experts in every layer and no intermediate_size
+        b.swiglu("mlp", n - moe, H, r.int("intermediate_size"))
     b.norms(n, H)
     return tied
 
@@ -465,7 +511,8 @@ def _kimi_linear(b: _Builder, r: Reader, model: Model, family: str) -> bool:
     b.add("kda.g_b_proj", (p, d), m)
     b.add("kda.o_norm", (d,), m)
     b.add("kda.o_proj", (H, p), m)
-    _deepseek_moe(b, r, n, H, "num_experts", "num_experts_per_token", "num_shared_experts")
+    _deepseek_moe(b, r, n, H, "num_experts", "num_experts_per_token", "num_shared_experts",
+                  latent_key="routed_expert_hidden_size")
     b.norms(n, H)
     return tied
 
@@ -652,6 +699,100 @@ def _lfm2(b: _Builder, r: Reader, model: Model, family: str) -> bool:
     return tied
 
 
+def _layer_tensors(b: _Builder, r: Reader, layer: Layer, H: int, copies: int,
+                   flags: dict[str, bool]) -> None:
+    """The tensors of `copies` identical layers read part by part (sim.hf_parts)."""
+    m, f = layer.mixer, layer.ffn
+    s = m.sizes
+    if m.kind == "attention":
+        b.gqa("attention", copies, H, s["heads"], s["kv_heads"], s["head_dim"],
+              qkv_bias=flags["bias"], o_bias=flags["bias"], q_gate=flags["gate"],
+              qk_norm=flags["qk_norm"], vd=s["v_head_dim"], k_eq_v=s.get("k_eq_v", False)
+              and s["v_head_dim"] != 0)
+        if s.get("k_eq_v") and s["v_head_dim"] == 0:  # V4: one shared key-value projection
+            b.tensors.pop()  # its o_proj is written below, grouped
+            if r.has("o_lora_rank"):
+                rank, groups = r.int("o_lora_rank"), r.int("o_groups", default=1, why="one group")
+                b.add("attention.wo_a", (groups * rank, s["heads"] * s["head_dim"] // groups),
+                      copies)
+                b.add("attention.wo_b", (H, groups * rank), copies)
+            else:
+                b.add("attention.o_proj", (H, s["heads"] * s["head_dim"]), copies)
+        if flags["sinks"]:
+            b.add("attention.sinks", (s["heads"],), copies)
+    elif m.kind == "mla":
+        _mla(b, r, "mla", copies, H)
+    elif m.kind == "gdn":
+        Hk, Hv, dk, dv = s["key_heads"], s["value_heads"], s["d_k"], s["d_v"]
+        b.add("gated_deltanet.in_proj_qkv", (2 * Hk * dk + Hv * dv, H), copies)
+        b.add("gated_deltanet.in_proj_z", (Hv * dv, H), copies)
+        b.add("gated_deltanet.in_proj_ba", (2 * Hv, H), copies)
+        b.add("gated_deltanet.conv1d", (2 * Hk * dk + Hv * dv, s["kernel"]), copies)
+        b.add("gated_deltanet.dt_bias_A_log", (2, Hv), copies)
+        b.add("gated_deltanet.norm", (dv,), copies)
+        b.add("gated_deltanet.out_proj", (H, Hv * dv), copies)
+    elif m.kind == "linear_map":
+        b.add("attention.linear", (H, H), copies)
+    if s.get("indexer"):  # DSA: q from the q LoRA (or H), one key, per-head weights
+        heads, dim = s["indexer"]["heads"], s["indexer"]["dim"]
+        q_in = r.int("q_lora_rank") if r.has("q_lora_rank") else H
+        b.add("indexer.wq_b", (heads * dim, q_in), copies)
+        b.add("indexer.wk", (dim, H), copies)
+        b.add("indexer.k_norm", (2, dim), copies)
+        b.add("indexer.weights_proj", (heads, H), copies)
+    if s.get("compress"):  # compressor: key-value and gate maps to head_dim
+        b.add("attention.compressor", (2 * s["head_dim"], H), copies)
+    if f.kind in ("dense", "dense+moe"):
+        b.swiglu("mlp", copies, H, f.sizes["width"] if f.kind == "dense" else f.sizes["dense"])
+    elif f.kind == "linear_map":
+        b.add("mlp.linear", (H, H), copies)
+    if f.kind in ("moe", "dense+moe"):
+        E, k, width, latent = f.sizes["experts"], f.sizes["k"], f.sizes["width"], f.sizes["latent"]
+        L = latent or H
+        b.add("moe.router", (E, H), copies)
+        for part, shape in (("gate_proj", (E, width, L)), ("up_proj", (E, width, L)),
+                            ("down_proj", (E, L, width))):
+            b.add(f"moe.experts.{part}", shape, copies, experts=(E, k))
+        if latent:
+            b.add("moe.latent_down_proj", (L, H), copies)
+            b.add("moe.latent_up_proj", (H, L), copies)
+        if f.sizes["shared"]:
+            b.swiglu("moe.shared_experts", copies, H, f.sizes["shared"])
+    b.norms(copies, H, 2 if m.kind != "none" and f.kind != "none" else 1)
+
+
+def _parts(b: _Builder, r: Reader, parts: Parts) -> bool:
+    """A family read part by part: embeddings, each layer's parts, the MTP layers apart."""
+    H, V = parts.hidden, r.int("vocab_size")
+    tied = _tied(r, False, "transformers default")
+    b.embeddings(V, H, tied)
+    flags = {"bias": r.bool("attention_bias", False, "no attention biases"),
+             "gate": r.bool("attn_output_gate", False, "no output gate")
+             or r.bool("attention_output_gate", False, "no output gate"),
+             "qk_norm": bool(r.config.get("use_qk_norm") or r.config.get("qk_norm_type")
+                             or parts.family.startswith("gemma")),
+             "sinks": bool(r.config.get("add_swa_attention_sink_bias")
+                           or r.config.get("add_full_attention_sink_bias"))}
+    runs: list[tuple[Layer, int]] = []
+    for layer in parts.layers:
+        if runs and runs[-1][0] == layer:
+            runs[-1] = (layer, runs[-1][1] + 1)
+        else:
+            runs.append((layer, 1))
+    for layer, copies in runs:
+        _layer_tensors(b, r, layer, H, copies, flags)
+    if parts.mtp_layers:  # each: the last layer's parts + eh_proj 2H → H and two norms
+        b.mtp = True
+        _layer_tensors(b, r, parts.layers[-1], H, parts.mtp_layers, flags)
+        b.add("mtp.eh_proj", (H, 2 * H), parts.mtp_layers)
+        b.add("mtp.norms", (3, H), parts.mtp_layers)
+        b.mtp = False
+        b.notes.append(f"{parts.mtp_layers} multi-token-prediction layer(s) counted apart "
+                       "(params_mtp), not in the total")
+    b.notes.extend(parts.left_out)
+    return tied
+
+
 _COUNTERS = {**{family: _decoder for family in DECODERS},
              "mamba2": _mamba2_family, "jamba": _jamba, "zamba2": _zamba2,
              "recurrent_gemma": _recurrent_gemma, "qwen3_next": _qwen3_next,
@@ -661,6 +802,28 @@ _COUNTERS = {**{family: _decoder for family in DECODERS},
 COUNTED_FAMILIES = tuple(_COUNTERS)
 
 
+def _mtp_of_known(b: _Builder, r: Reader, model: Model, family: str) -> None:
+    """Multi-token-prediction layers of a known family (num_nextn_predict_layers,
+    mtp_num_hidden_layers), counted apart: each as one average decoder layer plus eh_proj
+    2H → H and its norms (an estimate; they are not in the total)."""
+    layers = 0
+    for key in ("num_nextn_predict_layers", "mtp_num_hidden_layers"):
+        if r.has(key):
+            layers = r.int(key, low=0, high=64)
+            break
+    if not layers:
+        return
+    H = r.int("hidden_size")
+    body = [t for t in b.tensors if not t.embedding and t.name != "final_norm"]
+    per_layer = sum(t.parameters for t in body) // max(1, model.n_layers)
+    b.mtp = True
+    b.add("mtp.layer", (per_layer,), layers)
+    b.add("mtp.eh_proj", (H, 2 * H), layers)
+    b.mtp = False
+    b.notes.append(f"{layers} multi-token-prediction layer(s) estimated as average layers and "
+                   "counted apart (params_mtp), not in the total")
+
+
 def parameter_count(config: Any) -> ParameterCount:
     """Every weight tensor of the model a config.json describes (text, bytes or dict), from
     the module shapes; families in COUNTED_FAMILIES. Raises a one-line ValueError naming the
@@ -668,16 +831,17 @@ def parameter_count(config: Any) -> ParameterCount:
     config = parse_config(config)
     nested, inner = unwrap(config)
     model, _ = from_hf_config(config)
-    family = recognise(inner)
-    if family not in _COUNTERS:
-        raise ValueError(f"{nested}model_type: no parameter formula for {describe_value(family)} "
-                         f"yet; counted: {', '.join(COUNTED_FAMILIES)}")
+    family, known = family_of(inner)
     builder, reader = _Builder(), Reader(inner)
     if nested:
         builder.notes.append(f"the language model in {nested.rstrip('.')} only: a vision "
                              "tower or other parts of the wrapper are not counted")
     try:
-        tied = _COUNTERS[family](builder, reader, model, family)
+        if known:
+            tied = _COUNTERS[family](builder, reader, model, family)
+            _mtp_of_known(builder, reader, model, family)
+        else:
+            tied = _parts(builder, reader, read_parts(Reader(inner), family))
     except ValueError as error:
         raise ValueError(f"{nested}{error}") from None
     count = ParameterCount(family, tuple(builder.tensors), tied,
