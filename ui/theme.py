@@ -77,8 +77,11 @@ LINES = (Colorblind8[0], Colorblind8[5], Colorblind8[3], Colorblind8[6], Colorbl
 # but CSS custom properties inherit into them. This sheet (given to a widget's ``stylesheets``)
 # draws sliders from the page's --lab-* colours (set for light and dark in assets/lab.css), lets
 # long labels wrap instead of running into the next widget, makes keyboard focus plain (3 px in the
-# accent colour) and fills the chosen button of a toggle group with the accent colour (in the dark
-# theme Panel's own grey could not be told from the others).
+# accent colour, !important over Choices.js's and BokehJS's own "outline: none" and 1 px dotted
+# rings: gates' rule chips and "Add a rule" input had none, hybrid's tabs a faint one; a chip's
+# remove button rings on a band of the background, as its chip is the accent's blue) and fills
+# the chosen button of a toggle group with the accent colour (in the dark theme Panel's own grey
+# could not be told from the others).
 WIDGET_CSS = """
 .noUi-target { background: var(--lab-track, #fafafa); border-color: var(--lab-track-line, #d3d3d3);
   box-shadow: none; }
@@ -89,9 +92,12 @@ WIDGET_CSS = """
 .bk-slider-title, label { white-space: normal; }
 .bk-input { font-family: inherit; font-size: var(--font-size, 13px); }
 .bk-btn:focus-visible, .bk-input:focus-visible, .noUi-handle:focus-visible,
-input:focus-visible, select:focus-visible, textarea:focus-visible {
-  outline: 3px solid var(--accent, #0072B2); outline-offset: 2px; }
+input:focus-visible, select:focus-visible, textarea:focus-visible, .bk-tab:focus-visible {
+  outline: 3px solid var(--accent, #0072B2) !important; outline-offset: 2px; }
 .noUi-handle:focus { outline: 3px solid var(--accent, #0072B2); outline-offset: 2px; }
+.choices__input:focus-visible { outline: 3px solid var(--accent, #0072B2) !important; outline-offset: 1px; }
+.choices__button:focus-visible { outline: 3px solid var(--accent, #0072B2) !important; outline-offset: 2px;
+  box-shadow: 0 0 0 2px var(--bg, #ffffff) !important; }
 .bk-btn-group .bk-btn.bk-active, .bk-btn-group .bk-btn.bk-btn-default.bk-active {
   background: var(--accent, #0072B2) !important; color: var(--accent-text, #ffffff) !important;
   border-color: var(--accent, #0072B2) !important; font-weight: 600; box-shadow: none; }

@@ -2,7 +2,8 @@
 // the model with the caption role), and Panel's widgets get the names they lack: sliders'
 // handles, spin buttons, checkboxes and a MultiChoice's box have no accessible name, toggle
 // groups no state. Named here from the models' own labels; tabs made a tab set (tabs.js) and
-// the figures' canvases taken out of the tab order (BokehJS makes each a tab stop).
+// the figures' canvases and number fields' spin buttons taken out of the tab order (BokehJS
+// makes each a tab stop).
 import { allModels, eventsLayer, isFigure, viewOf, viewsIndexed } from "./bokeh-internals.js";
 import { $, frameBindings, hasRole } from "./config.js";
 import { postHeight } from "./embeds.js";
@@ -75,6 +76,9 @@ function labelNow(doc) {
     sr.querySelectorAll(".noUi-handle").forEach((el) => setName(el, name));
     setName(sr.querySelector(".bk-spin-btn-up"), `Increase ${name}`);
     setName(sr.querySelector(".bk-spin-btn-down"), `Decrease ${name}`);
+    // one tab stop a number field: its arrows (and ↑ ↓ in the field) do what these buttons do,
+    // which the keyboard passed through as two more stops with the browser's thin ring
+    sr.querySelectorAll(".bk-spin-btn-up, .bk-spin-btn-down").forEach((el) => { if (el.tabIndex !== -1) el.tabIndex = -1; });
     if (m.type === "Checkbox") setName(sr.querySelector("input[type=checkbox]"), textOf(m));
     setName(sr.querySelector(".choices[role=combobox]"), name);  // a MultiChoice's box (Choices.js)
     const group = sr.querySelector(".bk-btn-group");
@@ -83,6 +87,9 @@ function labelNow(doc) {
       setName(group, name);
       group.querySelectorAll(".bk-btn").forEach((b) => b.setAttribute("aria-pressed", String(b.classList.contains("bk-active"))));
     }
+    // Choices.js gives its text box (an input of type search) role textbox, which that input
+    // may not take (axe: aria-allowed-role); it is a search box
+    sr.querySelectorAll(".choices__input[role=textbox]").forEach((el) => el.removeAttribute("role"));
     // Choices.js marks chosen items aria-selected without a role that allows it
     sr.querySelectorAll(".choices__list--multiple .choices__item[aria-selected]:not([role])").forEach((el) => el.removeAttribute("aria-selected"));
   }

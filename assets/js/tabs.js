@@ -16,11 +16,24 @@ export function tabKey(key, i, n) {
   }
 }
 
+// The tab list ahead of its panels in the document, so the tab order and the accessibility tree
+// meet the tabs first (BokehJS appends the headers after the panels and places both with grid
+// areas, so moving them changes nothing on screen). ``header``: the tab list's box, ``panels``
+// its panels' elements. Returns whether it moved.
+export function headersFirst(header, panels) {
+  const root = header && header.parentNode;
+  const first = root ? panels.find((p) => p && p.parentNode === root) : null;
+  if (!first || !(header.compareDocumentPosition(first) & 2)) return false;  // 2: first precedes it
+  root.insertBefore(header, first);
+  return true;
+}
+
 const wired = new WeakSet();
 let ids = 0;
 function mark(model, parts) {
   const { list, tabs, panels } = parts;
   list.setAttribute("role", "tablist");
+  headersFirst(list.parentNode, panels);
   tabs.forEach((tab, i) => {
     if (!tab.id) tab.id = `lab-tab-${++ids}`;
     const panel = panels[i];

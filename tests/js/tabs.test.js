@@ -2,7 +2,7 @@
 // ends, other keys are not the tab set's), and the heatmap colours restyle.js swaps in per theme.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { tabKey } from "../../assets/js/tabs.js";
+import { headersFirst, tabKey } from "../../assets/js/tabs.js";
 import { restyle } from "../../assets/js/restyle.js";
 import { fakeDoc, loadConfig, model } from "./fixture.js";
 
@@ -33,4 +33,18 @@ test("a heatmap's scale, cell inks and cell lines follow the theme, and back exa
   restyle(doc, "light", false);
   assert.deepEqual([mapper.palette, mapper.nan_color], [light.palette, light.masked]);
   assert.deepEqual([ink.text_color.value, strong.text_color.value, lines.line_color.value], [light.ink, light.ink_strong, light.border]);
+});
+
+test("the tab list moves ahead of its panels (BokehJS appends it after them), once", () => {
+  const root = { children: [] };
+  const el = (name) => ({ name, parentNode: root });
+  const [style, p1, p2, header] = ["style", "panel 1", "panel 2", "header"].map(el);
+  root.children = [style, p1, p2, header];
+  const at = (x) => root.children.indexOf(x);
+  for (const x of root.children) x.compareDocumentPosition = (other) => (at(other) < at(x) ? 2 : 4);
+  root.insertBefore = (x, before) => { root.children.splice(at(x), 1); root.children.splice(at(before), 0, x); };
+  assert.equal(headersFirst(header, [p1, p2]), true);
+  assert.deepEqual(root.children.map((x) => x.name), ["style", "header", "panel 1", "panel 2"]);
+  assert.equal(headersFirst(header, [p1, p2]), false);
+  assert.equal(headersFirst(header, [null]), false);
 });

@@ -399,7 +399,7 @@ def readout_html(tokens: int, models: dict, reports: dict,
                  engine: tuple[dict, dict] | None = None) -> str:
     """The numbers at one context, per model, in base-2 units (names escaped); ``engine``:
     (rows, their names) of what the engine holds (``engine_rows``), after the ideal total."""
-    heads, rows = ["<th></th>"], {k: [] for k in ("kv", "blocks", "state", "total", "ratio",
+    heads, rows = ["<th>memory</th>"], {k: [] for k in ("kv", "blocks", "state", "total", "ratio",
                                                     "per")}
     block = next((r["block_tokens"] for r in reports.values() if r), None)
     for slot, model in models.items():

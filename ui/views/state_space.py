@@ -48,6 +48,6 @@ def models_text(r: dict, t: int) -> str:
                "mamba2": "one Δ per token for the head; A = −1, one scalar"}[m]
         rows.append(f"<tr><td>{NAMES[m]}</td><td>{how}</td><td>" + "</td><td>".join(cells)
                     + "</td></tr>")
-    return ("<table class='lab-ssm'><thead><tr><th>model</th><th></th><th>Δ (channel 1)</th>"
+    return ("<table class='lab-ssm'><thead><tr><th>model</th><th>how Δ, B, C are set</th><th>Δ (channel 1)</th>"
             "<th>exp(Δ A) kept</th><th>‖h‖</th><th>y (channel 1)</th></tr></thead><tbody>"
             + "".join(rows) + "</tbody></table>")
