@@ -45,9 +45,10 @@ from .cache import (
     format_bytes,
     parse_model_text,
 )
-from .engines import ENGINES, allocate
-from .gpus import GPUS, GiB, gpu_memory_bytes, gpu_verdict
+from .engines import ENGINES, LLAMA_CPP_KV_TYPES, allocate
+from .gpus import GPU_MIB, GPUS, GiB, gpu_memory_bytes, gpu_verdict
 from .hf_config import context_note, from_hf_config, max_context, parse_config, recognise
+from .hf_reader import MAX_CONFIG_BYTES, unwrap
 from .presets import PRESET_HF_CONFIGS
 from .user_input import MAX_NUMBER_DIGITS, MAX_TEXT_BYTES, escape_unprintable, quote
 from .weights import WEIGHT_DTYPES, parameter_count, parameter_report
@@ -82,18 +83,20 @@ def _parser() -> argparse.ArgumentParser:
     which = cache.add_mutually_exclusive_group(required=True)
     which.add_argument("--model", help=f"preset id: {', '.join(PRESETS)}")
     which.add_argument("--config", help="JSON file describing the model's layers (≤ 64 KiB)")
-    which.add_argument("--hf-config", help="a Hugging Face config.json (≤ 64 KiB)")
+    which.add_argument("--hf-config", help="a Hugging Face config.json (≤ 8 MiB)")
     cache.add_argument("--tokens", type=_integer, required=True, help="tokens per sequence")
     cache.add_argument("--batch", type=_integer, default=1, help="sequences (default 1)")
     cache.add_argument("--kv-dtype", default=None,
-                       help=f"one of {', '.join(DTYPE_BYTES)} (default bf16; llama.cpp f16)")
+                       help=f"one of {', '.join(DTYPE_BYTES)} (default bf16); under llama.cpp one "
+                            f"of {', '.join(LLAMA_CPP_KV_TYPES)} (default f16)")
     cache.add_argument("--state-dtype", default=None,
                        help=f"one of {', '.join(DTYPE_BYTES)} (default fp32; an engine's own)")
     cache.add_argument("--block", type=_integer, nargs="?", const=16, default=None, metavar="B",
                        help="also show the KV cache in whole blocks of B tokens (default B 16)")
     cache.add_argument("--weights", nargs="?", const="bf16", default=None, metavar="DTYPE",
                        help=f"count parameters and weight bytes at one of "
-                            f"{', '.join(WEIGHT_DTYPES)} (default bf16)")
+                            f"{', '.join(WEIGHT_DTYPES)} (default shipped: as the config.json's "
+                            "quantization_config and dtype say; bf16 for a preset)")
     cache.add_argument("--engine", choices=ENGINES, default=None,
                        help="what an engine allocates (default: ideal when --gpu is given)")
     cache.add_argument("--no-prefix-caching", action="store_true",
@@ -104,7 +107,7 @@ def _parser() -> argparse.ArgumentParser:
     gpu.add_argument("--gpu", default=None, help=f"one of {', '.join(GPUS)}")
     gpu.add_argument("--gpu-memory", type=float, default=None, metavar="GIB",
                      help="a custom GPU size in GiB")
-    cache.add_argument("--overhead", type=float, default=2.0, metavar="GIB",
+    cache.add_argument("--overhead", type=float, default=None, metavar="GIB",
                        help="activations, CUDA graphs and other non-KV memory (default 2 GiB)")
     cache.add_argument("--json", action="store_true", help="print JSON instead of a table")
     commands.add_parser("models", help="list the presets with their sources")
@@ -139,18 +142,18 @@ def _table(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def read_limited(path: str, option: str) -> bytes:
-    """At most MAX_TEXT_BYTES + 1 bytes of `path` (so /dev/zero or a huge file costs nothing);
-    one more than the limit means too long."""
+def read_limited(path: str, option: str, limit: int = MAX_TEXT_BYTES) -> bytes:
+    """At most `limit` + 1 bytes of `path` (so /dev/zero or a huge file costs nothing); one
+    more than the limit means too long."""
     try:
         with open(path, "rb") as handle:
-            data = handle.read(MAX_TEXT_BYTES + 1)
+            data = handle.read(limit + 1)
     except OSError as error:
         reason = error.strerror or type(error).__name__
         raise ValueError(f"{option}: cannot read {quote(path, 80)} ({reason})") from None
-    if len(data) > MAX_TEXT_BYTES:
-        raise ValueError(f"{option}: {quote(path, 80)} is larger than {MAX_TEXT_BYTES:,} bytes; "
-                         f"accepted: at most {MAX_TEXT_BYTES:,}")
+    if len(data) > limit:
+        raise ValueError(f"{option}: {quote(path, 80)} is larger than {limit:,} bytes; "
+                         f"accepted: at most {limit:,}")
     return data
 
 
@@ -166,20 +169,44 @@ def _fields(hf_report: dict[str, Any]) -> str:
 
 def _model(args: argparse.Namespace) -> tuple[Model, dict[str, Any] | None]:
     if args.hf_config is not None:
-        return from_hf_config(read_limited(args.hf_config, "--hf-config"))
+        return from_hf_config(read_limited(args.hf_config, "--hf-config", MAX_CONFIG_BYTES))
     return _model_description(args), None
 
 
 def _config(args: argparse.Namespace) -> dict[str, Any] | None:
     """The config.json behind the model: the file, a preset's fields, or None (a layer file)."""
     if args.hf_config is not None:
-        return parse_config(read_limited(args.hf_config, "--hf-config"))
+        return parse_config(read_limited(args.hf_config, "--hf-config", MAX_CONFIG_BYTES))
     if args.model is not None:
         return PRESET_HF_CONFIGS[args.model]
     return None
 
 
-def _overhead(gib: float) -> int:
+def _check_options(args: argparse.Namespace) -> None:
+    """Refuse, in one line, an option that would have no effect (N11) and a KV dtype the
+    chosen engine does not take (N5: llama.cpp's quantized types are its own)."""
+    gpu_asked = args.gpu is not None or args.gpu_memory is not None
+    if args.overhead is not None and not gpu_asked:
+        raise ValueError("--overhead: has no effect without --gpu or --gpu-memory")
+    engine = args.engine or "ideal"
+    if args.speculative_tokens and engine not in ("vllm", "sglang"):
+        raise ValueError(f"--speculative-tokens: has no effect under {engine}; accepted with "
+                         "--engine vllm or sglang")
+    if args.no_prefix_caching and engine not in ("vllm", "sglang"):
+        raise ValueError(f"--no-prefix-caching: has no effect under {engine}; accepted with "
+                         "--engine vllm or sglang")
+    if args.state_dtype is not None and engine == "llama.cpp":
+        raise ValueError("--state-dtype: has no effect under llama.cpp (its state is f32, "
+                         "hard-coded)")
+    accepted = LLAMA_CPP_KV_TYPES if engine == "llama.cpp" else DTYPE_BYTES
+    if args.kv_dtype is not None and args.kv_dtype not in accepted:
+        raise ValueError(f"--kv-dtype: kv_dtype {quote(args.kv_dtype)} is unknown for {engine}; "
+                         f"accepted: {', '.join(accepted)}")
+
+
+def _overhead(gib: float | None) -> int:
+    if gib is None:
+        gib = 2.0
     if not (0 <= gib <= 16_384):  # also refuses NaN
         raise ValueError(f"--overhead: expected 0 to 16,384 GiB, got {gib!r}")
     return int(gib * GiB)
@@ -203,7 +230,10 @@ def _engine_keys(args: argparse.Namespace, model: Model,
                          f"{', '.join(WEIGHT_DTYPES)}")
     params = None
     if config is not None and (args.weights is not None or gpu_asked):
-        params = parameter_report(parameter_count(config), args.weights or "bf16")
+        dtype = args.weights or ("shipped" if args.hf_config is not None else "bf16")
+        if dtype == "shipped" and args.hf_config is None:
+            dtype = "bf16"  # a preset has no quantization_config: its bf16 weights
+        params = parameter_report(parameter_count(config), dtype)
     elif args.weights is not None:
         raise ValueError("--weights: needs --model or --hf-config (a layer description has no "
                          "parameter sizes)")
@@ -211,8 +241,12 @@ def _engine_keys(args: argparse.Namespace, model: Model,
     if config is not None:
         family = (hf_report or {}).get("family") or recognise(config)
     engine = args.engine or "ideal"
-    options: dict[str, Any] = {"family": family, "prefix_caching": not args.no_prefix_caching,
-                               "speculative_tokens": args.speculative_tokens}
+    options: dict[str, Any] = {"family": family}
+    if engine in ("vllm", "sglang"):
+        options.update(prefix_caching=not args.no_prefix_caching,
+                       speculative_tokens=args.speculative_tokens)
+    if config is not None and engine in ("vllm", "sglang"):
+        options["config"] = unwrap(config)[1]  # state dtypes the config itself sets
     if args.kv_dtype is not None:
         options["kv_dtype"] = args.kv_dtype
     if args.state_dtype is not None:
@@ -225,7 +259,11 @@ def _engine_keys(args: argparse.Namespace, model: Model,
         "params_active": None if params is None else params["params_active"],
         "params_active_without_embeddings":
             None if params is None else params["params_active_without_embeddings"],
+        "params_active_without_input_embedding":
+            None if params is None else params["params_active_without_input_embedding"],
+        "params_mtp": None if params is None else params["params_mtp"],
         "weight_dtype": None if params is None else params["weight_dtype"],
+        "weight_storage": None if params is None else params["weight_storage"],
         "weight_bytes": None if params is None else params["weight_bytes"],
         "engine": engine, "allocated_bytes": allocation.total_bytes,
         "allocated_kv_bytes": allocation.kv_bytes,
@@ -251,10 +289,14 @@ def _engine_text(extra: dict[str, Any]) -> str:
     lines = [""]
     if extra["params_total"] is not None:
         lines.append(f"parameters: {extra['params_total']:,} total, {extra['params_active']:,} "
-                     f"active with embeddings ({extra['params_active_without_embeddings']:,} "
-                     "without)")
-        lines.append(f"weights in {extra['weight_dtype']}: {format_bytes(extra['weight_bytes'])} "
-                     f"({extra['weight_bytes']:,} bytes)")
+                     f"active with embeddings ("
+                     f"{extra['params_active_without_input_embedding']:,} without the input "
+                     f"embedding, {extra['params_active_without_embeddings']:,} without both)")
+        if extra["params_mtp"]:
+            lines.append(f"multi-token-prediction layers: {extra['params_mtp']:,} more (not in "
+                         "the total; loaded only for speculative decoding)")
+        lines.append(f"weights {extra['weight_dtype']} ({extra['weight_storage']}): "
+                     f"{format_bytes(extra['weight_bytes'])} ({extra['weight_bytes']:,} bytes)")
     lines += [f"engine {extra['engine']}: {format_bytes(extra['allocated_bytes'])} "
               f"({extra['allocated_bytes']:,} bytes) allocated", *extra["engine_lines"]]
     if extra["verdict_lines"]:
@@ -275,12 +317,15 @@ def _model_description(args: argparse.Namespace) -> Model:
 
 def _run(args: argparse.Namespace) -> str:
     if args.command == "gpus":
-        return "\n".join(f"{name:<16} {size} GB (read as {size} GiB)" for name, size in GPUS.items())
+        return "\n".join(f"{name:<16} {GPUS[name]} GB: {GPU_MIB[name][0]:,} MiB = {GPU_MIB[name][0] * 2**20:,} "
+                         f"bytes as the device reports it ({GPU_MIB[name][1]})" for name in GPUS)
     if args.command == "models":
         return "\n".join(f"{key:<22} {_cell(model.name, 80)} ({model.n_layers} layers)\n"
                          f"{'':<22} {_cell(model.source, 4000)}" for key, model in PRESETS.items())
+    _check_options(args)
     model, hf_report = _model(args)
-    report = cache_report(model, args.tokens, args.batch, args.kv_dtype or "bf16",
+    ideal_kv = args.kv_dtype if args.kv_dtype in DTYPE_BYTES else "bf16"
+    report = cache_report(model, args.tokens, args.batch, ideal_kv,
                           args.state_dtype or "fp32", args.block)
     extra = _engine_keys(args, model, hf_report)
     if args.json:

@@ -193,7 +193,7 @@ class _VllmPlan:
     page_bytes: int
     attn1: int | None
     state_page: int
-    groups: tuple[tuple[str, int | None, int], ...]  # (kind, window, slots) per group
+    groups: tuple[tuple[Any, ...], ...]  # (kind, window, slots, block tokens, page) per group
     group_size: int
     buckets: dict[str, int]
     align: int | None
@@ -206,9 +206,8 @@ class _VllmPlan:
 
     def blocks(self, tokens: int, in_flight: int) -> tuple[int, int]:
         """(attention blocks, state blocks) of one request of `tokens` tokens."""
-        B = self.block_tokens
         attention = state = 0
-        for kind, window, slots in self.groups:
+        for kind, window, slots, B, _ in self.groups:
             if kind == "state":
                 state += slots
             elif kind == "full":
@@ -218,19 +217,36 @@ class _VllmPlan:
                 attention += min(-(-held // B) + 1, -(-tokens // B))
         return attention, state
 
+    def request_bytes(self, tokens: int, in_flight: int) -> tuple[int, int]:
+        """(attention bytes, state bytes) of one request: group_size · Σ page · blocks, each
+        group at its own page (equal pages when vLLM could unify them)."""
+        attention = state = 0
+        for kind, window, slots, B, page in self.groups:
+            if kind == "state":
+                state += slots * page
+            elif kind == "full":
+                attention += -(-tokens // B) * page
+            else:
+                held = min(window - 1 + in_flight, tokens)
+                attention += min(-(-held // B) + 1, -(-tokens // B)) * page
+        return self.group_size * attention, self.group_size * state
+
 
 def _vllm_plan(model: Model, kv_dtype: str, conv_dtype: str, ssm_dtype: str, prefix_caching: bool,
                speculative: int, flashinfer_gdn: bool) -> _VllmPlan:
     kv_e = DTYPE_BYTES[kv_dtype]
     attention = [g for g in model.groups if g.mixer.kind in ("attention", "mla")]
     states = [g for g in model.groups if g.mixer.kind == "recurrent"]
-    pages = set()
-    for g in attention:
-        pages.add(g.mixer.kv_bytes_per_token(kv_e))
-    if len(pages) > 1:
-        raise ValueError("model: attention layers with different KV sizes per token are not "
-                         "planned here (vLLM would unify their pages by an integer ratio)")
-    attn1 = pages.pop() if pages else None
+    pages = {g.mixer.kv_bytes_per_token(kv_e) for g in attention}
+    if len(pages) > 1 and states:
+        raise ValueError("model: attention layers with different KV sizes per token beside "
+                         "recurrent state are not planned here (vLLM would unify their pages "
+                         "by an integer ratio)")
+    attn1 = max(pages) if pages else None
+    # Attention only, several KV sizes per token (unify_kv_cache_spec_page_size): the smaller
+    # pages take block_size · (largest page / their page) tokens, so every page is equal;
+    # when the ratio is not whole each keeps block 16 and its own page (not unified).
+    unified = all((VLLM_BLOCK_SIZE * attn1) % p == 0 for p in pages) if pages else True
 
     def state_page(m: Mixer) -> int:
         conv, ssm = _state_numbers(m, speculative)
@@ -257,9 +273,17 @@ def _vllm_plan(model: Model, kv_dtype: str, conv_dtype: str, ssm_dtype: str, pre
         if m.kind == "recurrent":
             slots = 1 + speculative if not prefix_caching else 2 + speculative + int(
                 flashinfer_gdn and _is_gdn(m))
-            key: tuple[Any, ...] = ("state", None, slots, m.state_shape, m.conv_channels)
+            key: tuple[Any, ...] = ("state", None, slots, B, page, m.state_shape, m.conv_channels)
         elif m.kind in ("attention", "mla"):
-            key = ("full", None, 0) if m.window is None else ("window", m.window, 0)
+            own = m.kv_bytes_per_token(kv_e)
+            if B is None or own == attn1 or states:
+                block, own_page = B, page
+            elif unified:
+                block, own_page = B * (attn1 // own), page
+            else:
+                block, own_page = VLLM_BLOCK_SIZE, VLLM_BLOCK_SIZE * own
+            key = (("full", None, 0) if m.window is None else ("window", m.window, 0)) + (
+                block, own_page, own)
         else:
             continue
         buckets[key] = buckets.get(key, 0) + g.count
@@ -270,7 +294,7 @@ def _vllm_plan(model: Model, kv_dtype: str, conv_dtype: str, ssm_dtype: str, pre
     size = largest_bucket if largest_bucket < 1.5 * smallest else smallest
     groups = []
     for key, count in buckets.items():
-        groups += [key[:3]] * -(-count // size)
+        groups += [key[:5]] * -(-count // size)
     names = {("state",): "state", ("full",): "full attention", ("window",): "sliding window"}
     summary: dict[str, int] = {}
     for key, count in buckets.items():
@@ -287,7 +311,9 @@ def _vllm(model: Model, tokens: int, sequences: int, kv_dtype: str, conv_dtype: 
                       flashinfer_gdn)
     attention_blocks, state_blocks = plan.blocks(tokens, in_flight)
     per_block = plan.bytes_per_block
-    kv, state = (per_block * attention_blocks * sequences, per_block * state_blocks * sequences)
+    kv_one, state_one = plan.request_bytes(tokens, in_flight)
+    kv, state = kv_one * sequences, state_one * sequences
+    sizes = sorted({group[4] for group in plan.groups if group[0] != "state"})
     lines = [f"vLLM 0.33.0: KV {kv_dtype}, state conv {conv_dtype} / ssm {ssm_dtype}, prefix "
              f"caching {'on' if prefix_caching else 'off'}, {speculative} speculative tokens"]
     if not plan.groups:
@@ -307,6 +333,11 @@ def _vllm(model: Model, tokens: int, sequences: int, kv_dtype: str, conv_dtype: 
             f"{plan.attn1:,})⌉ = {plan.block_tokens} tokens, so one page = {plan.block_tokens} · "
             f"{plan.attn1:,} = {plan.page_bytes:,} bytes (state page padded by {padding:,} bytes, "
             f"{100 * padding / plan.state_page:.2f}%)"]
+    elif plan.attn1 is not None and len({g[3] for g in plan.groups}) > 1:
+        blocks = ", ".join(f"{g[3]} tokens" for g in sorted(set(plan.groups), key=lambda g: g[3]))
+        lines.append("attention layers with different KV sizes per token: pages "
+                     + ("unified" if len(sizes) == 1 else "not unified (ratio not whole)")
+                     + f" at {', '.join(f'{p:,}' for p in sizes)} bytes; block sizes {blocks}")
     elif plan.attn1 is not None:
         lines.append(f"block size B = {plan.block_tokens} tokens, page = {plan.page_bytes:,} bytes")
     else:
@@ -317,8 +348,10 @@ def _vllm(model: Model, tokens: int, sequences: int, kv_dtype: str, conv_dtype: 
               f"bytes per block = {plan.group_size} · {plan.page_bytes:,} = {per_block:,}",
               f"blocks per request at {tokens:,} tokens: {attention_blocks:,} attention + "
               f"{state_blocks:,} state = {attention_blocks + state_blocks:,}",
-              f"allocated = {per_block:,} · {attention_blocks + state_blocks:,} · "
-              f"{_plural(sequences, 'sequence')} = {kv + state:,} bytes"]
+              (f"allocated = {per_block:,} · {attention_blocks + state_blocks:,} · "
+               f"{_plural(sequences, 'sequence')} = {kv + state:,} bytes" if len(sizes) <= 1
+               else f"allocated = Σ group size · page · blocks · {_plural(sequences, 'sequence')}"
+                    f" = {kv + state:,} bytes")]
     detail = {"block_tokens": plan.block_tokens, "page_bytes": plan.page_bytes,
               "attention_page_per_token_bytes": plan.attn1, "state_page_bytes": plan.state_page,
               "group_size": plan.group_size, "groups": len(plan.groups),
@@ -353,13 +386,13 @@ def _llama_cpp(model: Model, tokens: int, sequences: int, kv_type: str, server: 
     kv = 0
     for g in model.groups:
         m = g.mixer
-        if m.kind == "attention":
-            values = m.kv_heads * (m.head_dim + m.value_dim)
+        if m.kind == "attention":  # ggml_row_size(type_k, n_embd_k) + (type_v, n_embd_v)
+            rows = (m.kv_heads * m.head_dim, m.kv_heads * m.value_dim)
         elif m.kind == "mla":
-            values = m.latent_dim
+            rows = (m.latent_dim,)
         else:
             continue
-        row = -(-values // per) * size
+        row = sum(-(-values // per) * size for values in rows)
         cells = n_ctx_seq
         if m.window is not None:
             cells = _pad(min(n_ctx_seq, m.window * (slots if unified else 1) + LLAMA_CPP_UBATCH))
@@ -414,17 +447,28 @@ def vllm_state_dtypes(family: str | None = None, config: dict[str, Any] | None =
     _choice("model_dtype", model_dtype, DTYPE_BYTES)
     if family is not None and not isinstance(family, str):
         raise ValueError(f"family: expected a model_type name or None, got {describe_value(family)}")
-    names = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}
-    config = config if isinstance(config, dict) else {}
+    if config is not None and not isinstance(config, dict):
+        raise ValueError(f"config: expected the config.json object or None, got "
+                         f"{describe_value(config)}")
+    config = config or {}
+    for key in ("mamba_ssm_cache_dtype", "mamba_ssm_dtype"):
+        value = config.get(key)
+        if value is not None and (not isinstance(value, str) or value not in _STATE_DTYPE_NAMES):
+            raise ValueError(f"{key}: unknown dtype {describe_value(value)}; accepted: "
+                             f"{', '.join(_STATE_DTYPE_NAMES)}")
     if family == "nemotron_h":
-        return model_dtype, names.get(config.get("mamba_ssm_cache_dtype"), "fp32")
-    if family == "qwen3_5_text" and config.get("mamba_ssm_dtype") in names:
-        return model_dtype, names[config["mamba_ssm_dtype"]]
+        return model_dtype, _STATE_DTYPE_NAMES.get(config.get("mamba_ssm_cache_dtype"), "fp32")
+    if family == "qwen3_5_text" and config.get("mamba_ssm_dtype") is not None:
+        return model_dtype, _STATE_DTYPE_NAMES[config["mamba_ssm_dtype"]]
     return model_dtype, model_dtype
 
 
+_STATE_DTYPE_NAMES = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16", "fp32": "fp32",
+                      "bf16": "bf16", "fp16": "fp16"}
+
+
 def prepare(model: Any, engine: str = "vllm", *, family: str | None = None,
-            kv_dtype: str | None = None, conv_dtype: str | None = None,
+            config: dict[str, Any] | None = None, kv_dtype: str | None = None, conv_dtype: str | None = None,
             ssm_dtype: str | None = None, prefix_caching: bool = True,
             speculative_tokens: int = 0, flashinfer_gdn: bool = True,
             in_flight_tokens: int = VLLM_IN_FLIGHT_TOKENS,
@@ -441,9 +485,17 @@ def prepare(model: Any, engine: str = "vllm", *, family: str | None = None,
                        ("llama_cpp_server", llama_cpp_server)):
         if not isinstance(flag, bool):
             raise ValueError(f"{name}: expected true or false, got {describe_value(flag)}")
-    if family is not None and not isinstance(family, str):
-        raise ValueError(f"family: expected a model_type name or None, got {describe_value(family)}")
+    if family is not None and (not isinstance(family, str) or not family.replace("_", "").replace(
+            "-", "").replace(".", "").isalnum() or len(family) > 64):
+        raise ValueError(f"family: expected a model_type name (letters, digits, _ - .) or None, "
+                         f"got {describe_value(family)}")
     _supported(engine, family)
+    for name, value, engines in (("ssm_dtype", ssm_dtype, ("ideal", "vllm", "sglang")),
+                                 ("conv_dtype", conv_dtype, ("vllm",))):
+        if value is not None and engine not in engines:  # N11: never accepted without effect
+            raise ValueError(f"{name}: {engine} does not read it (state dtypes: "
+                             + ("f32, hard-coded" if engine == "llama.cpp" else "conv bf16")
+                             + f"); give it only with {' or '.join(engines)}")
     if engine == "llama.cpp":
         kv_type = _choice("kv_dtype", _or_default(kv_dtype, "f16"), LLAMA_CPP_KV_TYPES)
         return lambda t, n: _llama_cpp(model, t, n, kv_type, llama_cpp_server)
@@ -451,10 +503,12 @@ def prepare(model: Any, engine: str = "vllm", *, family: str | None = None,
     if engine == "ideal":
         state_dtype = _choice("ssm_dtype", _or_default(ssm_dtype, "fp32"), DTYPE_BYTES)
         return lambda t, n: _ideal(model, t, n, kv, state_dtype)
-    if engine == "sglang":
-        ssm = _choice("ssm_dtype", _or_default(ssm_dtype, "fp32"), DTYPE_BYTES)
+    conv_default, ssm_default = vllm_state_dtypes(family, config)
+    if engine == "sglang":  # ssm fp32 unless the config's own mamba_ssm_dtype says otherwise
+        own = vllm_state_dtypes("qwen3_5_text", config)[1] if config and config.get(
+            "mamba_ssm_dtype") else "fp32"
+        ssm = _choice("ssm_dtype", _or_default(ssm_dtype, own), DTYPE_BYTES)
         return lambda t, n: _sglang(model, t, n, kv, ssm, prefix_caching, speculative)
-    conv_default, ssm_default = vllm_state_dtypes(family)
     conv = _choice("conv_dtype", _or_default(conv_dtype, conv_default), DTYPE_BYTES)
     # ssm "auto" = the conv dtype, unless the family's config overrides it (Nemotron-H, Qwen3.5)
     ssm = _choice("ssm_dtype",

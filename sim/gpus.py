@@ -5,9 +5,10 @@ sequences, with the arithmetic in words and numbers.
                     weight_bytes=103_140_647_456)
     v["fits"], v["max_tokens"], v["max_sequences"], v["lines"]
 
-GPU memory is taken as the vendor states it, "80 GB" of HBM read as 80 GiB (80 · 2^30 bytes,
-the physical capacity of the stacks; drivers report a little less as usable); a custom size is
-given in GiB or bytes.
+GPU memory is taken as the device reports it (`nvidia-smi`'s total, in MiB; what vLLM's
+`request_memory` multiplies by gpu_memory_utilization), not the vendor's rounded "80 GB":
+an H100 80GB reports 81,559 MiB = 85,520,809,984 bytes. `GPU_MIB` cites each figure; a custom
+size is given in GiB.
 
 Budget, per engine:
     vllm       ⌈memory · 0.92⌉ (gpu_memory_utilization's default in 0.33.0, `request_memory`,
@@ -42,19 +43,38 @@ GPUS: dict[str, int] = {
     "L4-24GB": 24, "A10-24GB": 24, "RTX-4090-24GB": 24, "RTX-5090-32GB": 32,
     "MI300X-192GB": 192,
 }
+MiB = 2**20
+# Total memory as each device reports it (nvidia-smi "Memory-Usage" total, MiB), with where the
+# figure was seen.
+GPU_MIB: dict[str, tuple[int, str]] = {
+    "H100-80GB": (81_559, "nvidia-smi on H100 80GB HBM3 (modal-labs/modal-client PR #2797; "
+                          "NVIDIA/nccl issue #1264)"),
+    "A100-80GB": (81_920, "nvidia-smi (modal-labs/modal-client PR #2797)"),
+    "A100-40GB": (40_960, "nvidia-smi (modal-labs/modal-client PR #2797)"),
+    "L40S-48GB": (46_068, "nvidia-smi (modal-labs/modal-client PR #2797)"),
+    "L4-24GB": (23_034, "nvidia-smi (modal-labs/modal-client PR #2797)"),
+    "A10-24GB": (23_028, "nvidia-smi (modal-labs/modal-client PR #2797)"),
+    "RTX-5090-32GB": (32_607, "nvidia-smi on GeForce RTX 5090 (noonghunna/club-3090 issue "
+                              "#1229)"),
+    "H200-141GB": (143_771, "nvidia-smi, recalled, not confirmed by a cited page"),
+    "RTX-4090-24GB": (24_564, "nvidia-smi, recalled, not confirmed by a cited page"),
+    "MI300X-192GB": (196_288, "rocm-smi VRAM total 205,822,885,888 bytes, recalled, not "
+                              "confirmed by a cited page"),
+}
 VLLM_UTILIZATION = (92, 100)  # gpu_memory_utilization default, as a fraction
 MAX_GPU_BYTES = 2**44  # 16 TiB: far above any single device
 
 
 def gpu_memory_bytes(gpu: str | None = None, memory_gib: float | None = None) -> int:
-    """Bytes of one GPU: a name from GPUS, or a custom size in GiB (> 0, at most 16,384)."""
+    """Bytes of one GPU: a name from GPUS (as the device reports it, GPU_MIB), or a custom size
+    in GiB (> 0, at most 16,384)."""
     if (gpu is None) == (memory_gib is None):
         raise ValueError("gpu, memory_gib: give exactly one (a GPU name or a size in GiB)")
     if gpu is not None:
         if not isinstance(gpu, str) or gpu not in GPUS:
             raise ValueError(f"gpu: unknown GPU {describe_value(gpu)}; accepted: "
                              f"{', '.join(GPUS)} (or a size in GiB)")
-        return GPUS[gpu] * GiB
+        return GPU_MIB[gpu][0] * MiB
     if isinstance(memory_gib, bool) or not isinstance(memory_gib, (int, float)) or not (
             math.isfinite(memory_gib) and 0 < memory_gib <= MAX_GPU_BYTES / GiB):
         raise ValueError(f"memory_gib: expected a size above 0 and at most "
@@ -119,17 +139,19 @@ def _largest(fits: Any, low: int, high: int) -> int | None:
 
 def gpu_verdict(model: Any, tokens: int, sequences: int = 1, engine: str = "vllm", *,
                 gpu: str | None = None, memory_gib: float | None = None,
-                weight_bytes: int = 0, overhead_bytes: int = OVERHEAD_BYTES,
+                weight_bytes: int | None = 0, overhead_bytes: int = OVERHEAD_BYTES,
                 max_context: int | None = None, **options: Any) -> dict[str, Any]:
     """Does `sequences` × `tokens` fit on `gpu` (or `memory_gib`) under `engine`?
 
-    weight_bytes: the weights at their dtype (sim.weights.weight_bytes); overhead_bytes: the
+    weight_bytes: the weights at their dtype (sim.weights.weight_bytes), None when they could
+    not be counted (fits, max_tokens, max_sequences None: "cannot judge"); overhead_bytes: the
     activation peak, non-torch memory and CUDA graphs (default 2 GiB, the caller's estimate);
     max_context: the model's own longest context (sim.hf_config's report), marked when passed.
     Other options go to `sim.engines.allocate`.
 
     Returns {gpu, memory_bytes, engine, engine_version, budget_bytes, allocated_bytes, fits,
-    max_tokens (None when not even 0 tokens fit), max_sequences (0 when none fits),
+    max_tokens (None when not even 0 tokens fit; capped at max_context, and said so),
+    max_tokens_memory (what the memory alone would hold), max_sequences (0 when none fits),
     beyond_max_context, lines}."""
     tokens = check_int("tokens", tokens, 0, MAX_TOKENS)
     return gpu_verdicts(model, [tokens], sequences, engine, gpu=gpu, memory_gib=memory_gib,
@@ -139,12 +161,15 @@ def gpu_verdict(model: Any, tokens: int, sequences: int = 1, engine: str = "vllm
 
 def gpu_verdicts(model: Any, contexts: Any, sequences: int = 1, engine: str = "vllm", *,
                  gpu: str | None = None, memory_gib: float | None = None,
-                 weight_bytes: int = 0, overhead_bytes: int = OVERHEAD_BYTES,
+                 weight_bytes: int | None = 0, overhead_bytes: int = OVERHEAD_BYTES,
                  max_context: int | None = None, **options: Any) -> list[dict[str, Any]]:
     """`gpu_verdict` at each of `contexts` (token counts), the same model, GPU and engine: the
     engine is planned and the longest context searched once, not once a context (the hybrid
     page asks at eleven contexts on every setting)."""
     memory = gpu_memory_bytes(gpu, memory_gib)
+    if weight_bytes is None:  # a config.json whose weights could not be counted: never "fits"
+        return _cannot_judge(model, contexts, sequences, engine, gpu, memory_gib, memory,
+                             max_context, options)
     if not isinstance(contexts, (list, tuple, range, np.ndarray)) or len(contexts) > MAX_CONTEXTS:
         raise ValueError(f"contexts: expected a list of at most {MAX_CONTEXTS} token counts, got "
                          f"{describe_value(contexts)}")
@@ -160,6 +185,35 @@ def gpu_verdicts(model: Any, contexts: Any, sequences: int = 1, engine: str = "v
     max_tokens = _largest(lambda t: run(t, sequences).total_bytes <= budget, 0, MAX_TOKENS)
     return [_verdict(run, tokens, sequences, engine, name, memory, budget, list(head), max_tokens,
                      max_context) for tokens in contexts]
+
+
+def _cannot_judge(model: Any, contexts: Any, sequences: int, engine: str, gpu: str | None,
+                  memory_gib: float | None, memory: int, max_context: int | None,
+                  options: dict[str, Any]) -> list[dict[str, Any]]:
+    """The verdicts when the weights are unknown (weight_bytes None): fits, max_tokens and
+    max_sequences None, and a line that says why; the allocation is still shown."""
+    if not isinstance(contexts, (list, tuple, range, np.ndarray)) or len(contexts) > MAX_CONTEXTS:
+        raise ValueError(f"contexts: expected a list of at most {MAX_CONTEXTS} token counts, got "
+                         f"{describe_value(contexts)}")
+    contexts = [check_int("contexts", tokens, 0, MAX_TOKENS) for tokens in contexts]
+    sequences = check_int("sequences", sequences, 1, MAX_BATCH)
+    run = prepare(model, engine, **options)
+    name = gpu if gpu is not None else f"custom {memory_gib:g} GiB"
+    out = []
+    for tokens in contexts:
+        allocated = run(tokens, sequences).total_bytes
+        out.append({"gpu": name, "memory_bytes": memory, "engine": engine,
+                    "engine_version": ENGINE_VERSIONS[engine], "budget_bytes": None,
+                    "allocated_bytes": allocated, "fits": None, "max_tokens": None,
+                    "max_tokens_memory": None, "max_sequences": None,
+                    "beyond_max_context": max_context is not None and tokens > max_context,
+                    "lines": [f"GPU {name}: {memory:,} bytes ({_fmt(memory)}); engine "
+                              f"{ENGINE_VERSIONS[engine]}",
+                              f"{_sequences(sequences)} × {tokens:,} tokens allocate "
+                              f"{allocated:,} bytes ({_fmt(allocated)})",
+                              "cannot judge: the weights were not counted, so whether it fits "
+                              "is unknown (never taken as 0 bytes)"]})
+    return out
 
 
 def _verdict(run: Any, tokens: int, sequences: int, engine: str, name: str, memory: int,
@@ -179,6 +233,10 @@ def _verdict(run: Any, tokens: int, sequences: int, engine: str, name: str, memo
     elif max_tokens is None:
         lines.append(f"even 0 tokens do not fit for {_sequences(sequences)}: the fixed state "
                      f"alone takes {run(0, sequences).total_bytes:,} bytes")
+    elif max_context is not None and max_tokens > max_context:
+        lines.append(f"longest context for {_sequences(sequences)}: {max_context:,} tokens, the "
+                     f"model's own maximum (the memory would hold "
+                     f"{'at least ' if max_tokens == MAX_TOKENS else ''}{max_tokens:,})")
     else:
         at = run(max_tokens, sequences).total_bytes
         lines.append(f"longest context for {_sequences(sequences)}: {max_tokens:,} tokens "
@@ -195,7 +253,9 @@ def _verdict(run: Any, tokens: int, sequences: int, engine: str, name: str, memo
                      + (f": {tokens:,} is beyond it" if beyond else ""))
     return {"gpu": name, "memory_bytes": memory, "engine": engine,
             "engine_version": ENGINE_VERSIONS[engine], "budget_bytes": budget,
-            "allocated_bytes": allocated, "fits": fits, "max_tokens": max_tokens,
+            "allocated_bytes": allocated, "fits": fits,
+            "max_tokens": max_tokens if max_tokens is None or max_context is None
+            else min(max_tokens, max_context), "max_tokens_memory": max_tokens,
             "max_sequences": most, "beyond_max_context": beyond, "lines": lines}
 
 

@@ -505,6 +505,12 @@ def context_note(report: dict[str, Any], tokens: int) -> str | None:
 def model_name(config: dict[str, Any], family: str, parameters: int | None = None) -> str:
     """What a pasted model is called: the file's `_name_or_path`, else its first architecture
     (else model_type) and its size in parameters ("GptOssForCausalLM, 116.8B parameters")."""
+    if not isinstance(config, dict):
+        raise ValueError(f"config: expected a config.json object, got {describe_value(config)}")
+    if not isinstance(family, str):
+        raise ValueError(f"family: expected the model_type, got {describe_value(family)}")
+    if parameters is not None:
+        parameters = check_int("parameters", parameters, 0, 2**60)
     name = config.get("_name_or_path") if isinstance(config, dict) else None
     if isinstance(name, str) and name.strip() and len(name) <= 200 and name.isprintable():
         return name.strip()
@@ -521,7 +527,7 @@ def _read_layers(reader: Reader, family: str, known: bool) -> tuple[list[dict[st
     """(layer entries, parts left out): a known family's builder, else part by part."""
     if known:
         return _BUILDERS[family](reader, family), []
-    parts = read_parts(reader, family)
+    parts = read_parts(reader.config, family, reader)
     return cache_entries(parts), parts.left_out
 
 

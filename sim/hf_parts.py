@@ -271,8 +271,25 @@ _LEFT_OUT = {
 }
 
 
-def read_parts(r: Reader, family: str) -> Parts:
-    """Every layer's mixer and feed-forward part, from the fields that describe them."""
+def read_parts(config: dict[str, Any], family: str, reader: Reader | None = None) -> Parts:
+    """Every layer's mixer and feed-forward part, from the fields of `config` (a config.json
+    object, its text_config for a wrapper) that describe them; `reader`, when given, is the
+    Reader of that object (it records the fields used, for a report)."""
+    if not isinstance(config, dict):
+        raise ValueError(f"config: expected a config.json object, got {describe_value(config)}")
+    if not isinstance(family, str):
+        raise ValueError(f"family: expected the model_type, got {describe_value(family)}")
+    if reader is not None and (not isinstance(reader, Reader) or reader.config is not config):
+        raise ValueError(f"reader: expected the Reader of config, got {describe_value(reader)}")
+    if reader is not None:
+        return _read(reader, family)
+    try:
+        return _read(Reader(config), family)
+    except ValueError as error:  # called on its own: the message says it is about the config
+        raise ValueError(f"config: {error}") from None
+
+
+def _read(r: Reader, family: str) -> Parts:
     hidden = r.int("hidden_size")
     if r.has("block_configs"):
         n = r.int("num_hidden_layers", high=MAX_MIXERS) if r.has("num_hidden_layers") else len(
@@ -368,6 +385,8 @@ def _mtp(r: Reader) -> int:
 
 def cache_entries(parts: Parts) -> list[dict[str, Any]]:
     """The sim.cache layer entries of `parts` (consecutive equal layers merged)."""
+    if not isinstance(parts, Parts):
+        raise ValueError(f"parts: expected the Parts of read_parts, got {describe_value(parts)}")
     entries: list[dict[str, Any]] = []
 
     def add(entry: dict[str, Any], parallel: bool = False) -> None:

@@ -188,9 +188,7 @@ def recognise(config: dict[str, Any]) -> str:
         return "mamba2"
     found = describe_value(model_type) if model_type is not None else "none"
     raise ValueError(f"model_type: unknown architecture {found}; recognised: "
-                     f"{', '.join(sorted(MODEL_TYPES))} (or their architectures names), or any "
-                     "decoder with hidden_size, num_attention_heads and num_hidden_layers, read "
-                     "part by part")
+                     f"{', '.join(sorted(MODEL_TYPES))} (or architectures); others part by part")
 
 
 def unwrap(config: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -210,6 +208,8 @@ def unwrap(config: dict[str, Any]) -> tuple[str, dict[str, Any]]:
 def family_of(config: dict[str, Any]) -> tuple[str, bool]:
     """(family, known): a family of FAMILIES, else the file's own model_type to be read part
     by part (sim.hf_parts) when the file has the sizes every decoder gives."""
+    if not isinstance(config, dict):
+        raise ValueError(f"config.json: expected an object, got {describe_value(config)}")
     try:
         return recognise(config), True
     except ValueError as error:
@@ -244,7 +244,7 @@ def parse_config(config: Any) -> dict[str, Any]:
         if len(head) <= MAX_CONFIG_BYTES and not blank:
             raise ValueError("config.json: the file is empty; expected a JSON object with "
                              "model_type and the model's sizes")
-        config = parse_json_text(config, "config.json", limit=MAX_CONFIG_BYTES)
+        config = parse_json_text(config, "config.json", max_bytes=MAX_CONFIG_BYTES)
     if not isinstance(config, dict):
         raise ValueError(f"config.json: expected an object, got {describe_value(config)}")
     if not config:

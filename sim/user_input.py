@@ -262,13 +262,15 @@ def nesting_depth(text: str, limit: int = MAX_DEPTH, what: str = "config") -> in
 
 
 def parse_json_text(text: str | bytes, what: str = "config", *,
-                    limit: int = MAX_TEXT_BYTES) -> Any:
-    """json.loads with the limits above (at most `limit` bytes, MAX_TEXT_BYTES unless a caller
+                    max_bytes: int = MAX_TEXT_BYTES) -> Any:
+    """json.loads with the limits above (at most `max_bytes`, MAX_TEXT_BYTES unless a caller
     reads bigger files, as config.json); every problem is a one-line ValueError. One leading
     byte-order mark is dropped, from text as from bytes."""
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_SCAN_CHARS:
-        raise ValueError(f"limit: expected 1 to {MAX_SCAN_CHARS:,} bytes, got "
-                         f"{describe_value(limit)}")
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or not (
+            1 <= max_bytes <= MAX_SCAN_CHARS):
+        raise ValueError(f"max_bytes: expected 1 to {MAX_SCAN_CHARS:,} bytes, got "
+                         f"{describe_value(max_bytes)}")
+    limit = max_bytes
     if isinstance(text, (bytes, bytearray)):
         if len(text) > limit:
             raise ValueError(f"{what}: {len(text):,} bytes is too long; accepted: at most "

@@ -36,7 +36,8 @@ wrapper counts its text_config's language model only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .cache import Model
@@ -45,7 +46,7 @@ from .hf_parts import Layer, Parts, read_parts
 from .hf_reader import DECODERS, Reader, family_of, parse_config, unwrap
 from .user_input import check_int, describe_value
 
-WEIGHT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int4")
+WEIGHT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int4", "shipped")  # shipped: as the file says
 _BYTES = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
 INT4_GROUP = 128  # parameters per bf16 scale in int4 weights
 MAX_PARAMETERS = 2**50  # ~10^15, far above any model (the largest today ~2·10^12)
@@ -88,6 +89,18 @@ class ParameterCount:
     tensors: tuple[Tensor, ...]
     tied: bool
     notes: tuple[str, ...] = ()
+    storage: tuple[tuple[str, int, int], ...] = ()  # (dtype, parameters, bytes) as shipped
+    quantization: str = ""  # the quant_method of the file's quantization_config, or ""
+
+    @property
+    def shipped_bytes(self) -> int:
+        """Bytes of the weights as the config.json says they ship (see `shipped_bytes`)."""
+        return sum(size for _, _, size in self.storage)
+
+    @property
+    def shipped_dtype(self) -> str:
+        """The storage in words: "MXFP4 114.70B params, bf16 2.13B params"."""
+        return describe_shipped({label: [params, size] for label, params, size in self.storage})
 
     @property
     def total(self) -> int:
@@ -841,11 +854,16 @@ def parameter_count(config: Any) -> ParameterCount:
             tied = _COUNTERS[family](builder, reader, model, family)
             _mtp_of_known(builder, reader, model, family)
         else:
-            tied = _parts(builder, reader, read_parts(Reader(inner), family))
+            tied = _parts(builder, reader, read_parts(inner, family, Reader(inner)))
     except ValueError as error:
         raise ValueError(f"{nested}{error}") from None
     count = ParameterCount(family, tuple(builder.tensors), tied,
                            tuple(builder.notes + reader.defaults + reader.derived))
+    _, rows, _ = shipped_bytes(count, config)
+    q = config.get("quantization_config") or inner.get("quantization_config")
+    count = replace(count, storage=tuple((label, params, size)
+                                         for label, (params, size) in rows.items()),
+                    quantization=q.get("quant_method", "") if isinstance(q, dict) else "")
     if count.total > MAX_PARAMETERS:
         raise ValueError(f"{nested}config.json: {count.total:,} parameters is out of range; "
                          f"accepted: at most 2^50 = {MAX_PARAMETERS:,}")
@@ -862,6 +880,11 @@ def weight_bytes(count: ParameterCount | int, dtype: str = "bf16") -> int:
     if not isinstance(dtype, str) or dtype not in WEIGHT_DTYPES:
         raise ValueError(f"dtype: unknown weight dtype {describe_value(dtype)}; accepted: "
                          f"{', '.join(WEIGHT_DTYPES)}")
+    if dtype == "shipped":
+        if not isinstance(count, ParameterCount) or not count.storage:
+            raise ValueError("dtype: shipped needs the ParameterCount of a config.json (a bare "
+                             "parameter number has no storage)")
+        return count.shipped_bytes
     if dtype == "int4":
         return -(-params // 2) + 2 * -(-params // INT4_GROUP)
     return params * _BYTES[dtype]
@@ -874,6 +897,217 @@ def parameter_report(count: ParameterCount, dtype: str | None = "bf16") -> dict[
         raise ValueError(f"count: expected a ParameterCount, got {describe_value(count)}")
     return {"family": count.family, "params_total": count.total, "params_active": count.active,
             "params_active_without_embeddings": count.active_without_embeddings,
-            "params_embeddings": count.embeddings, "tied": count.tied, "weight_dtype": dtype,
+            "params_active_without_input_embedding": count.active_without_input_embedding,
+            "params_mtp": count.mtp, "params_embeddings": count.embeddings, "tied": count.tied,
+            "weight_dtype": dtype,
+            "weight_storage": count.shipped_dtype if isinstance(dtype, str) and dtype == "shipped"
+            else dtype,
             "weight_bytes": None if dtype is None else weight_bytes(count, dtype),
             "notes": list(count.notes), "parts": count.by_part()}
+
+
+# --- weights as they ship: quantization_config ------------------------------------------------
+
+@dataclass(frozen=True)
+class Scheme:
+    """How one tensor is stored: `bits` per parameter, `scale_bytes` per group of `group`
+    parameters (block scales count as groups of the block's size), `tensor_bytes` per tensor
+    (global or per-tensor scales, per expert)."""
+
+    label: str
+    bits: int
+    group: int = 0
+    scale_bytes: int = 0
+    tensor_bytes: int = 0
+
+    def bytes_of(self, t: Tensor) -> int:
+        params = t.parameters
+        size = -(-params * self.bits // 8)
+        if self.group:
+            size += self.scale_bytes * -(-params // self.group)
+        matrices = t.copies * (t.experts[0] if t.experts else 1)
+        return size + self.tensor_bytes * matrices
+
+
+_TORCH_DTYPES = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32", "bf16": "bf16",
+                 "fp16": "fp16", "fp32": "fp32", "half": "fp16", "float": "fp32"}
+# HF module paths of the tensors, for matching a quantization_config's module lists.
+_HF_PATHS = (("embedding.embed_tokens", "model.embed_tokens"), ("embedding.lm_head", "lm_head"),
+             ("moe.experts.", "mlp.experts."), ("moe.router", "mlp.gate"),
+             ("moe.shared_experts.", "mlp.shared_experts."),
+             ("moe.shared_expert.", "mlp.shared_expert."), ("moe.", "mlp."),
+             ("mlp.", "mlp."), ("gated_deltanet.", "linear_attn."), ("mamba.", "mixer."),
+             ("attention.", "self_attn."), ("mla.", "self_attn."), ("kda.", "self_attn."),
+             ("indexer.", "self_attn.indexer."), ("lightning.", "self_attn."),
+             ("shared_mlp.", "shared_mlp."), ("short_conv.", "conv."),
+             ("feed_forward.", "feed_forward."))
+
+
+def _hf_path(name: str) -> str:
+    for ours, theirs in _HF_PATHS:
+        if name.startswith(ours):
+            return theirs + name[len(ours):]
+    return name
+
+
+def _linear(t: Tensor) -> bool:
+    """A weight matrix a quantizer converts (not a norm, bias, router, conv or embedding)."""
+    return (len(t.shape) >= 2 and not t.name.endswith((".bias", "norm", "norms"))
+            and "router" not in t.name and "conv" not in t.name and not t.name.startswith(
+                ("norms", "embedding.embed_tokens")) and "dt_bias" not in t.name
+            and "sinks" not in t.name)
+
+
+def _matches(path: str, pattern: str) -> bool:
+    """A module pattern of a quantization_config: "re:<regex>", a glob with *, or a module
+    name that the path equals or ends with (any layer index)."""
+    if pattern.startswith("re:"):
+        try:
+            return re.fullmatch(pattern[3:], "model.layers.0." + path) is not None or \
+                re.fullmatch(pattern[3:], path) is not None
+        except re.error:
+            return False
+    plain = re.sub(r"^(model\.)?(language_model\.)?(model\.)?(layers\.(\d+|\*)\.)?", "", pattern)
+    if "*" in plain:
+        regex = re.escape(plain).replace(r"\*", ".*")
+        return re.fullmatch(regex + r"(\..*)?", path) is not None
+    return path == plain or path.startswith(plain + ".")
+
+
+def _group_scheme(weights: dict[str, Any], fmt: str, where: str) -> Scheme:
+    """A compressed-tensors / modelopt group's weights entry → Scheme."""
+    bits = check_int(f"{where}.num_bits", weights.get("num_bits"), 1, 32)
+    kind = weights.get("type", "int")
+    group = weights.get("group_size")
+    group = check_int(f"{where}.group_size", group, 1, 1 << 20) if group is not None else 0
+    block = weights.get("block_structure")
+    if isinstance(block, list) and len(block) == 2 and all(isinstance(x, int) for x in block):
+        group = block[0] * block[1]
+    if kind == "float" and bits == 4 and ("mxfp4" in fmt or group == 32):
+        return Scheme("MXFP4", 4, 32, 1)  # e8m0 scale per 32
+    if kind == "float" and bits == 4:
+        return Scheme("NVFP4", 4, group or 16, 1, 4)  # fp8 scale per 16, fp32 global
+    if kind == "float" and bits == 8:
+        return Scheme("FP8" + (" block" if group else ""), 8, group, 4 if group else 0,
+                      0 if group else 4)
+    zero = 0 if weights.get("symmetric", True) else 1
+    return Scheme(f"INT{bits}", bits, group, 2 + zero, 0 if group else 2)
+
+
+def _plan(q: Any, where: str) -> tuple[list[tuple[list[str], Scheme]], list[str], bool, str]:
+    """(rules: module patterns → scheme, ignored patterns, whether unlisted linear layers are
+    quantized by the default rule, method) of a quantization_config."""
+    if not isinstance(q, dict):
+        raise ValueError(f"{where}: expected an object, got {describe_value(q)}")
+    method = q.get("quant_method")
+    if not isinstance(method, str):
+        raise ValueError(f"{where}.quant_method: expected text, got {describe_value(method)}")
+    ignore = q.get("modules_to_not_convert") or q.get("ignore") or q.get("ignored_layers") or []
+    if not isinstance(ignore, list):
+        ignore = []
+    ignore = [p for p in ignore if isinstance(p, str)][:10_000]
+    method = method.lower()
+    if method == "mxfp4":
+        return [(["*"], Scheme("MXFP4", 4, 32, 1))], ignore + ["lm_head", "embed_tokens"], \
+            True, method
+    if method == "fp8":
+        block = q.get("weight_block_size")
+        if isinstance(block, list) and len(block) == 2 and all(
+                isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in block):
+            scheme = Scheme("FP8 block", 8, block[0] * block[1], 4)
+        else:
+            scheme = Scheme("FP8", 8, 0, 0, 4)
+        return [(["*"], scheme)], ignore + ["lm_head", "embed_tokens"], True, method
+    if method in ("awq", "gptq"):
+        bits = q.get("bits", q.get("w_bit", 4))
+        bits = check_int(f"{where}.bits", bits, 1, 16)
+        group = q.get("group_size", q.get("q_group_size", 128))
+        group = check_int(f"{where}.group_size", group, -1, 1 << 20)
+        group = 0 if group <= 0 else group
+        # fp16 scale per group, plus packed zero points (bits per group)
+        scheme = Scheme(f"{method.upper()} int{bits}", bits, group, 2 + -(-bits // 8),
+                        0 if group else 2)
+        return [(["*"], scheme)], ignore + ["lm_head", "embed_tokens"], True, method
+    if method in ("compressed-tensors", "modelopt"):
+        rules: list[tuple[list[str], Scheme]] = []
+        layers = q.get("quantized_layers")
+        if isinstance(layers, dict) and layers:
+            for path, entry in list(layers.items())[:100_000]:
+                algo = entry.get("quant_algo", "") if isinstance(entry, dict) else ""
+                group = entry.get("group_size", 16) if isinstance(entry, dict) else 16
+                scheme = (Scheme("FP8", 8, 0, 0, 4) if "FP8" in algo else
+                          Scheme("NVFP4", 4, group if isinstance(group, int) and group > 0 else 16,
+                                 1, 4) if "FP4" in algo else
+                          Scheme("INT4 AWQ", 4, 128, 2) if "INT4" in algo else None)
+                if scheme is not None:
+                    rules.append(([path], scheme))
+            return rules, ignore, False, method
+        groups = q.get("config_groups")
+        if isinstance(groups, dict):
+            fmt = str(q.get("format", "")).lower()
+            for name, group in list(groups.items())[:64]:
+                if not isinstance(group, dict) or not isinstance(group.get("weights"), dict):
+                    continue
+                targets = [t for t in group.get("targets", []) if isinstance(t, str)]
+                fmt_g = str(group.get("format", fmt)).lower()
+                scheme = _group_scheme(group["weights"], fmt_g, f"{where}.config_groups.{name}.weights")
+                rules.append((["*" if t == "Linear" else t for t in targets], scheme))
+            return rules, ignore, False, method
+        algo = str(q.get("quant_algo", "")).upper()
+        if "FP8" in algo:
+            return [(["*"], Scheme("FP8", 8, 0, 0, 4))], ignore + ["lm_head", "embed_tokens"], \
+                True, method
+        if "FP4" in algo:
+            return [(["*"], Scheme("NVFP4", 4, 16, 1, 4))], ignore + ["lm_head", "embed_tokens"], \
+                True, method
+    raise ValueError(f"{where}.quant_method: {describe_value(method)} is not read here; "
+                     "accepted: mxfp4, fp8, awq, gptq, compressed-tensors, modelopt (weights "
+                     "counted at the model dtype instead would be wrong, so nothing is guessed)")
+
+
+def shipped_bytes(count: ParameterCount, config: Any) -> tuple[int, dict[str, list[int]], str]:
+    """(bytes, {storage label: [parameters, bytes]}, dtype of the rest) of the weights as the
+    config.json says they ship: its quantization_config (top level or text_config), every
+    other tensor at torch_dtype / dtype (default bf16). Norms, biases, routers and embeddings
+    stay at the model dtype unless the quantization_config lists them; scales are counted."""
+    if not isinstance(count, ParameterCount):
+        raise ValueError(f"count: expected a ParameterCount, got {describe_value(count)}")
+    config = parse_config(config)
+    nested, inner = unwrap(config)
+    where, q = "quantization_config", config.get("quantization_config")
+    if q is None and isinstance(inner, dict) and inner.get("quantization_config") is not None:
+        where, q = f"{nested}quantization_config", inner["quantization_config"]
+    raw = next((c.get(k) for c in (inner, config) for k in ("torch_dtype", "dtype")
+                if isinstance(c.get(k), str)), "bfloat16")
+    rest = _TORCH_DTYPES.get(raw, "bf16")
+    rules, ignore, default, method = ([], [], False, "") if q is None else _plan(q, where)
+    rows: dict[str, list[int]] = {}
+    total = 0
+    for t in count.tensors:
+        if t.mtp:
+            continue
+        path = _hf_path(t.name)
+        scheme = None
+        if _linear(t) or (t.name.startswith("embedding.lm_head") and not default):
+            if not any(_matches(path, p) for p in ignore):
+                scheme = next((s for patterns, s in rules
+                               if any(p == "*" or _matches(path, p) for p in patterns)), None)
+        size = scheme.bytes_of(t) if scheme else t.parameters * _BYTES[rest]
+        label = scheme.label if scheme else rest
+        row = rows.setdefault(label, [0, 0])
+        row[0] += t.parameters
+        row[1] += size
+        total += size
+    return total, rows, rest
+
+
+def describe_shipped(rows: dict[str, list[int]]) -> str:
+    """"MXFP4 110.1B params, bf16 6.8B params": the storage of the weights, largest first."""
+    if not isinstance(rows, dict) or not all(
+            isinstance(k, str) and isinstance(v, (list, tuple)) and len(v) == 2
+            and all(isinstance(x, int) and not isinstance(x, bool) for x in v)
+            for k, v in rows.items()):
+        raise ValueError(f"rows: expected {{dtype: [parameters, bytes]}}, got "
+                         f"{describe_value(rows)}")
+    parts = sorted(rows.items(), key=lambda item: -item[1][0])
+    return ", ".join(f"{label} {params / 1e9:,.2f}B params" for label, (params, _) in parts)

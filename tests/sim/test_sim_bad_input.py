@@ -27,6 +27,7 @@ import sim.engines
 import sim.family
 import sim.gpus
 import sim.hf_config
+import sim.hf_parts
 import sim.log_linear
 import sim.more_rules
 import sim.weights
@@ -135,6 +136,10 @@ CALLS: dict[str, dict[str, Any]] = {
     "presets.layers_from_pattern": {"pattern": "AAB", "mixers": {
         "A": {"kind": "attention", "kv_heads": 1, "head_dim": 8}, "B": {"kind": "mlp"}}},
     "gpus.gpu_memory_bytes": {"gpu": next(iter(sim.gpus.GPUS))},
+    "hf_config.model_name": {"config": HF_CONFIG, "family": "llama"},
+    "hf_parts.read_parts": {"config": HF_CONFIG, "family": "llama", "reader": None},
+    "hf_parts.cache_entries": {"parts": sim.hf_parts.read_parts(HF_CONFIG, "llama")},
+    "weights.describe_shipped": {"rows": {"bf16": [8, 16]}},
     "gpus.gpu_verdict": {"gpu": next(iter(sim.gpus.GPUS))},
     "gpus.gpu_verdicts": {"gpu": next(iter(sim.gpus.GPUS)), "contexts": [0, 1024]},
     # of the first modules: the values these take differ from the names' usual ones
@@ -163,8 +168,8 @@ LABELS = ("name", "path", "what")
 # value ('config', 'model', 'model_type', the text it came from) or with the path of the field at
 # fault, and that field must be one of the keys of the dict given (e.g. {"a": 1} → "a: unknown
 # field").
-CONFIG_MODULES = ("cache", "hf_config", "hf_reader", "user_input", "engines", "gpus", "weights",
-                  "presets")
+CONFIG_MODULES = ("cache", "hf_config", "hf_reader", "hf_parts", "user_input", "engines", "gpus",
+                  "weights", "presets")
 CONFIG_ARGUMENTS = ("config", "model", "text")
 CONFIG_HEADS = ("config", "model", "model_type", "text")
 BAD = st.sampled_from([

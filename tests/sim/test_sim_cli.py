@@ -189,7 +189,7 @@ def test_cache_json_with_weights_engine_and_gpu(sim_cli) -> None:
     assert report["params_total"] == 79_674_391_296 and report["weight_bytes"] == 79_674_391_296
     # 12 layers per group · 576-token pages of 2,048 bytes · (57 attention + 9 state blocks)
     assert report["allocated_bytes"] == 12 * 576 * 2048 * 66 and report["engine_block_tokens"] == 576
-    budget = -(-141 * 2**30 * 92 // 100) - 79_674_391_296 - 2 * 2**30
+    budget = -(-143_771 * 2**20 * 92 // 100) - 79_674_391_296 - 2 * 2**30  # H200: 143,771 MiB
     assert report["budget_bytes"] == budget and report["fits"] is True
     assert report["max_sequences"] == budget // (12 * 576 * 2048 * 66)
     off = json.loads(sim_cli("cache", "--model", "qwen3-next-80b-a3b", "--tokens", "32768",

@@ -163,23 +163,28 @@ def test_bad_inputs_are_refused_by_name(call, message) -> None:
 
 
 def test_gpu_verdict_arithmetic() -> None:
-    assert gpu_memory_bytes("H100-80GB") == 80 * GiB and len(GPUS) >= 8
+    # memory as the device reports it: nvidia-smi's 81,559 MiB for an H100 80GB, not 80 GiB
+    h100, l4 = 81_559 * 2**20, 23_034 * 2**20
+    assert gpu_memory_bytes("H100-80GB") == h100 == 85_520_809_984 and len(GPUS) >= 8
     weights, overhead = 16_060_522_496, 2 * GiB
     v = gpu_verdict("llama-3-8b", 8192, 4, "vllm", gpu="H100-80GB", weight_bytes=weights)
-    budget = _ceil(80 * GiB * 92, 100) - weights - overhead
-    assert v["budget_bytes"] == budget == 60_819_392_103
+    budget = _ceil(h100 * 92, 100) - weights - overhead
+    assert v["budget_bytes"] == budget == 60_471_139_042
     per_token = 32 * 2 * 8 * 128 * 2  # 128 KiB; 8192 tokens are 512 whole blocks of 16
     assert v["allocated_bytes"] == 4 * 8192 * per_token and v["fits"]
     assert v["max_sequences"] == budget // (8192 * per_token) == 56
     # longest context for 4 sequences: whole blocks of 16 tokens
     blocks = budget // (4 * 16 * per_token)
-    assert v["max_tokens"] == blocks * 16 == 116_000
-    assert any("⌈0.92 × 85,899,345,920⌉ = 79,027,398,247" in line for line in v["lines"])
+    assert v["max_tokens"] == blocks * 16 == 115_328
+    assert any("⌈0.92 × 85,520,809,984⌉ = 78,679,145,186" in line for line in v["lines"])
     assert verdict_lines(v) == v["lines"]
     small = gpu_verdict("llama-3-8b", 8192, 1, "vllm", gpu="L4-24GB", weight_bytes=weights,
                         max_context=8192)
-    assert small["budget_bytes"] == _ceil(24 * GiB * 92, 100) - weights - overhead
-    assert small["max_tokens"] == small["budget_bytes"] // (16 * per_token) * 16
+    assert small["budget_bytes"] == _ceil(l4 * 92, 100) - weights - overhead
+    # the memory would hold more; the longest context is capped at the model's own 8,192
+    assert small["max_tokens_memory"] == small["budget_bytes"] // (16 * per_token) * 16 > 8192
+    assert small["max_tokens"] == 8192
+    assert any("8,192 tokens, the model's own maximum" in line for line in small["lines"])
     assert not small["beyond_max_context"]
     beyond = gpu_verdict("llama-3-8b", 9000, 1, "ideal", memory_gib=80, max_context=8192)
     assert beyond["beyond_max_context"] and "beyond it" in beyond["lines"][-1]
@@ -243,10 +248,10 @@ def test_lines_say_1_sequence_and_4_sequences_and_a_negative_budget_with_a_minus
     assert "3 slots per request" in allocate("jamba-v0.1", 1000, 1, "sglang").lines[2]
     v = gpu_verdict("jamba-v0.1", 1000, 1, "vllm", gpu="L4-24GB",
                     weight_bytes=103_000_000_000)
-    budget = _ceil(24 * GiB * 92, 100) - 103_000_000_000 - 2 * GiB
+    budget = _ceil(23_034 * 2**20 * 92, 100) - 103_000_000_000 - 2 * GiB  # L4: 23,034 MiB
     assert budget < 0 and v["budget_bytes"] == budget
     text = "\n".join(v["lines"])
-    assert f"= −{-budget:,} bytes (−75.85 GiB)" in text and f"> −{-budget:,}: does not" in text
+    assert f"= −{-budget:,} bytes (−77.23 GiB)" in text and f"> −{-budget:,}: does not" in text
     assert "1 sequence × 1,000 tokens allocates " in text
     # nothing fits, so there is no longer context to lower --max-model-len to
     assert "(get_kv_cache_configs)" in text and "lower --max-model-len" not in text
@@ -277,8 +282,8 @@ def test_verdicts_at_many_contexts_are_the_verdict_at_each(engine):
         for c, v in zip(contexts, many):
             assert v["allocated_bytes"] == allocate(model, c, n, engine).total_bytes
             assert v["beyond_max_context"] is (c > 262144)
-        top, budget = many[0]["max_tokens"], many[0]["budget_bytes"]
-        assert {v["max_tokens"] for v in many} == {top}
+        top, budget = many[0]["max_tokens_memory"], many[0]["budget_bytes"]
+        assert {v["max_tokens_memory"] for v in many} == {top}
         if top is not None and top < gpus.MAX_TOKENS:
             assert allocate(model, top, n, engine).total_bytes <= budget
             assert allocate(model, top + 1, n, engine).total_bytes > budget
