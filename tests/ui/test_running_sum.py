@@ -206,3 +206,14 @@ def test_readouts_keep_their_size_from_step_to_step(page):
         texts = page.run.data[readout.key]
         longest = max(texts, key=lambda html: len(re.sub(r"<[^>]*>", "", html)))
         assert longest in sizers.pop()
+
+
+def test_the_cost_caption_at_t_0_names_no_token_read():
+    """At t = 0 the cost caption read "Token t = 1, d = 4: …", a token not yet read; it says
+    t = 0 now, and gives the first token's work as the first's."""
+    from ui.views.running_sum import cost_text  # noqa: PLC0415
+
+    zero, one = cost_text(4, 0), cost_text(4, 1)
+    assert "t = 0" in zero and "Token t = 1," not in zero and "the first, t = 1, d = 4" in zero
+    assert one.startswith("<p>Token t = 1, d = 4: attention 16 operations")
+    assert zero.split("attention ", 1)[1] == one.split("attention ", 1)[1]  # the same numbers

@@ -104,3 +104,22 @@ def test_csv_neutralises_formulas_and_keeps_numbers():
     assert rows[0] == ["name", "value"]
     assert [r[0] for r in rows[1:]] == ["'=HYPERLINK(\"x\")", "+1", "-2.5", "'@SUM(A1)", "plain"]
     assert [r[1] for r in rows[1:]] == ["1", "2.5", "-3.0", "nan", "1"]
+
+
+def test_every_axis_of_every_page_draws_only_the_tick_labels_that_fit():
+    """At d = 16 running-sum's heatmaps ran 16 tick labels together ("9101112131415"): every
+    axis of every figure on every page leaves out a label that would come within a few px of the
+    last one drawn (BokehJS's NoOverlap, at whatever size the figure is drawn)."""
+    from bokeh.models import Axis, NoOverlap  # noqa: PLC0415
+
+    from ui.pages import PAGES, page_class  # noqa: PLC0415
+    from ui.views import TICK_LABEL_GAP  # noqa: PLC0415
+
+    for info in PAGES:
+        page = page_class(info)()
+        figures = [fig for view in page.views for fig in view.figures()]
+        axes = [a for fig in figures for a in fig.select(type=Axis)]
+        assert figures and len(axes) >= 2 * len(figures), info.slug
+        policies = {type(a.major_label_policy) for a in axes}
+        assert policies == {NoOverlap}, (info.slug, policies)
+        assert {a.major_label_policy.min_distance for a in axes} == {TICK_LABEL_GAP}

@@ -164,8 +164,11 @@ def memory_text(r: dict, t: int) -> str:
 
 
 def cost_text(d: int, t: int) -> str:
+    """The work of token t (at t = 0, before any token, the first one's, said as such: the
+    caption read "Token t = 1" at t = 0)."""
     tt = max(t, 1)
-    return (f"<p>Token t = {tt}, d = {d}: attention {count(cost.attention_ops(tt, d))} "
+    head = f"Token t = {t}" if t else "No token read yet (t = 0); the first, t = 1"
+    return (f"<p>{head}, d = {d}: attention {count(cost.attention_ops(tt, d))} "
             f"operations, state {count(cost.state_ops(d))}; attention ÷ state = "
             f"{ratio(cost.work_ratio(tt, d))}. They cross at t = d = {d}. At t = 100,000 "
             f"attention does {ratio(cost.work_ratio(COST_T_MAX, d))}× the state's work.</p>")
