@@ -1,6 +1,7 @@
-// The presenter view's readable figures (restyle.js calls these): heatmaps side by side on one
-// scale share one y axis and one colour bar, axis labels fit their figure, and the numbers in a
-// heatmap's cells grow with its cells. Nothing runs on import.
+// Readable figures (restyle.js calls these): heatmaps side by side on one scale share one y
+// axis and one colour bar in the presenter view, axis labels fit their figure, and the numbers
+// in a heatmap's cells are shown only where its cells fit them (in the presenter view they grow
+// with the cells). Nothing runs on import.
 import { allModels, isFigure, laidOut, viewOf, viewsIndexed } from "./bokeh-internals.js";
 import { kids } from "./arrange.js";
 import { base, set, textWidth } from "./figure-base.js";
@@ -31,27 +32,54 @@ export function shareScales(doc, present) {
 
 const baseSize = (m, prop) => { const b = base(m, prop); return parseFloat(b && typeof b === "object" ? b.value : b) || 11; };
 // Every figure's axis labels no longer than the figure (a long y label on a short figure was
-// cut at both ends: "query: token t of the chunk"), and, in the presenter view, the numbers in
-// a heatmap's cells as large as its cells allow, up to 30 px: they scale with the figure (at
-// 11 px they could not be read from the back of a room). The cells' size is the one the
-// figure gets now, less what its axes and colour bar took in the last layout.
+// cut at both ends: "query: token t of the chunk"), and the numbers in a heatmap's cells only
+// where they fit (cellNumberPx): in the presenter view as large as its cells allow, up to 30 px
+// (at 11 px they could not be read from the back of a room); on the page at their own size, or
+// a little smaller. The cells' size is the one the figure gets now, less what its axes and
+// colour bar took in the last layout.
 const CELL_HEIGHT = 0.55, CELL_WIDTH = 0.86, CELL_MAX = 30;
+export const CELL_MIN = 9;  // px: below it a cell's number is not read, and hover gives it
+
+// The size of the numbers in cells of cellW × cellH px whose longest number is textW px wide at
+// 1 px: in the presenter view as large as the cells allow (up to CELL_MAX), else at most basePx;
+// 0 (no numbers) when that is under CELL_MIN. At d = 16 running-sum's output had 17 px cells
+// for numbers 30 px wide at 11 px: they ran together into one band ("1.1.850.2075…").
+export function cellNumberPx(cellW, cellH, textW, basePx, present) {
+  const fits = Math.min(CELL_HEIGHT * cellH, textW > 0 ? CELL_WIDTH * cellW / textW : Infinity);
+  const px = Math.min(present ? CELL_MAX : basePx, fits);
+  return px >= CELL_MIN ? px : 0;
+}
+
+// The text glyphs this module hid (a heatmap Python shows no numbers in is hidden by Python,
+// with no numbers sent: shown again here it draws nothing).
+const hiddenHere = new WeakSet();
+function showNumbers(renderer, on) {
+  if (!on && renderer.visible) { renderer.visible = false; hiddenHere.add(renderer); }
+  else if (on && hiddenHere.has(renderer)) { hiddenHere.delete(renderer); if (!renderer.visible) renderer.visible = true; }
+}
+
 export const fitTexts = (doc, f, present) => viewsIndexed(() => fitTextsNow(doc, f, present));
 function fitTextsNow(doc, f, present) {
-  const cells = [];  // [glyph, px] of every heatmap's numbers
+  const cells = [];  // [glyph, px, on screen] of every heatmap's numbers
   for (const fig of allModels(doc)) {
     if (!isFigure(fig) || typeof base(fig, "width") !== "number" || typeof base(fig, "height") !== "number") continue;
     const was = laidOut(fig);
-    let w = base(fig, "width") * f.size * f.wide(fig), h = base(fig, "height") * f.size * f.tall;
+    // (as restyle sized it: in the presenter view scaled, and never under its least plot area)
+    const own = (prop, by) => (typeof fig[prop] === "number" ? fig[prop] : base(fig, prop) * by);
+    let w = own("width", f.size * f.wide(fig)), h = own("height", f.size * f.tall);
     if (was && was.width < w - 2) w = was.width;  // a fluid figure, narrower than its own width
-    for (const [side, room] of [["left", h], ["right", h], ["below", w], ["above", w]]) {
+    // (before its first layout: what its title, axes, colour bar and legend take is guessed)
+    const aside = was ? [was.width - was.frameWidth, was.height - was.frameHeight] : [90, 70];
+    // an axis label is centred on the plot area, not the figure: its room is the area's (the
+    // error plot's y label, beside a legend below, was cut: "mean |ŵⱼ − wⱼ| (key")
+    const frameH = Math.max(1, h - aside[1]), frameW = Math.max(1, w - aside[0]);
+    for (const [side, room] of [["left", frameH], ["right", frameH], ["below", frameW], ["above", frameW]]) {
       for (const axis of fig[side] || []) {
         if (!axis || !("axis_label_text_font_size" in axis) || !axis.axis_label) continue;
         const want = Math.round(13 * f.font), fits = Math.floor(0.94 * room / textWidth(axis.axis_label, 1));
         set(axis, "axis_label_text_font_size", `${Math.max(9, Math.min(want, fits))}px`);
       }
     }
-    if (!present) continue;
     const glyphs = (fig.renderers || []).map((r) => r.glyph).filter(Boolean);
     if (!glyphs.some((g) => g.type === "Image")) continue;
     const cols = Math.abs(fig.x_range.end - fig.x_range.start), rows = Math.abs(fig.y_range.end - fig.y_range.start);
@@ -59,19 +87,20 @@ function fitTextsNow(doc, f, present) {
       const g = r.glyph;
       if (!g || g.type !== "Text" || !("text_font_size" in g)) continue;
       let px = baseSize(g, "text_font_size") * Math.max(1, f.size);
-      if (was && cols > 0 && rows > 0) {
-        const cellW = (w - (was.width - was.frameWidth)) / cols, cellH = (h - (was.height - was.frameHeight)) / rows;
-        px = Math.min(CELL_MAX, CELL_HEIGHT * cellH, CELL_WIDTH * cellW / textWidth(longestLabel(r.data_source), 1));
+      if (cols > 0 && rows > 0) {
+        px = cellNumberPx(frameW / cols, frameH / rows, textWidth(longestLabel(r.data_source), 1), px, present);
       }
-      cells.push([g, px, shown(fig)]);
+      showNumbers(r, px > 0);
+      if (px > 0) cells.push([g, px, shown(fig)]);
     }
   }
-  // one size for the numbers of every heatmap on screen (gates' four states had two sizes:
-  // the first and last lose cell room to the shared axis and colour bar): the smallest fits all
+  // in the presenter view one size for the numbers of every heatmap on screen (gates' four
+  // states had two sizes: the first and last lose cell room to the shared axis and colour
+  // bar): the smallest fits all
   const onScreen = cells.filter(([, , on]) => on);
-  const size = onScreen.length ? Math.min(...onScreen.map(([, px]) => px)) : null;
+  const size = present && onScreen.length ? Math.min(...onScreen.map(([, px]) => px)) : null;
   for (const [g, px, on] of cells) {
-    const value = `${Math.max(8, Math.floor(on && size !== null ? size : px))}px`;
+    const value = `${Math.floor(on && size !== null ? size : px)}px`;
     if (!g.text_font_size || g.text_font_size.value !== value) g.text_font_size = Object.assign({}, base(g, "text_font_size"), { value });
   }
 }

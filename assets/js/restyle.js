@@ -16,6 +16,7 @@ export const THEMES = {
 const NEUTRAL = new Set(["#57606a", "#6e7781", "#8c959f", "#444444", "#1f2328", "grey", "gray", "black"]);
 // text: the presenter's widget and readout type over the page's (lab.css: 19 px over 13 px)
 const PRESENT = { size: 1.45, font: 1.6, line: 1.8, text: 19 / 13 };
+export const MIN_FRAME = 120;  // px: the least plot area of a figure in the presenter view
 function ink(model, prop, theme, colour) {
   const b = base(model, prop);
   if (typeof b === "string" && NEUTRAL.has(b.toLowerCase())) set(model, prop, theme === "light" ? b : colour);
@@ -27,12 +28,17 @@ function ink(model, prop, theme, colour) {
 // on its width alone, so a row with room at its side fills it too), view (a page's named
 // view), tall (a factor on every figure's height alone, for a screen taller than the
 // figures' rows), fold (the settings folded away), print.
-export function restyle(doc, theme, present, opts) {
-  opts = opts || {};
-  const c = THEMES[theme] || THEMES.light;
+function factors(present, opts) {
   const f = present ? Object.assign({}, PRESENT, opts.scale ? { size: opts.scale } : {}) : { size: 1, font: 1, line: 1, text: 1 };
   f.wide = (m) => (present && opts.wide && opts.wide(m)) || 1;
   f.tall = present && opts.tall > 0 ? opts.tall : 1;
+  f.present = !!present;
+  return f;
+}
+export function restyle(doc, theme, present, opts) {
+  opts = opts || {};
+  const c = THEMES[theme] || THEMES.light;
+  const f = factors(present, opts);
   const wasApplying = player.applying;
   player.applying = true;  // the view's own changes: not sent to Python
   const layoutOnce = deferLayout(doc);
@@ -120,10 +126,18 @@ function paint(doc, theme, c, f) {
     if ("background_fill_color" in m && "renderers" in m && "toolbar" in m) {  // a figure
       for (const p of ["width", "min_width", "max_width"]) if (typeof base(m, p) === "number") scaled(m, p, f.size * f.wide(m));
       for (const p of ["height", "min_height", "max_height"]) if (typeof base(m, p) === "number") scaled(m, p, f.size * f.tall);
+      const was = laidOut(m);
+      // in the presenter view a plot area of MIN_FRAME px at the least, above what its title,
+      // axes and legend took in the last layout (random-features' weights, under a legend of
+      // two rows in the presenter's type, was 45 px tall at the smallest scale)
+      if (f.present && was && typeof base(m, "height") === "number") {
+        const least = Math.ceil(was.height - was.frameHeight + MIN_FRAME);
+        if (m.height < least) set(m, "height", least);
+      }
       // its title as large as the presenter's type, but never wider than the figure (a long
       // title on a narrow figure was cut off: "Masked scores of this chu")
       const title = m.title && typeof m.title === "object" && "text_font_size" in m.title ? m.title : null;
-      const was = laidOut(m), planned = typeof base(m, "width") === "number" ? base(m, "width") * f.size * f.wide(m) : null;
+      const planned = typeof base(m, "width") === "number" ? base(m, "width") * f.size * f.wide(m) : null;
       const w = planned && was && was.width < planned - 2 ? was.width : planned;  // a fluid figure may get less
       if (title && title.text) {
         let px = 14 * Math.min(f.font, 0.45 + f.size);
@@ -184,5 +198,18 @@ function paint(doc, theme, c, f) {
         if (m.styles["font-size"] !== want) m.styles = Object.assign({}, m.styles, { "font-size": want });
       }
     }
+  }
+}
+
+// The texts fitted again alone (fit-text.js), with the view's options as restyle takes them:
+// after new frames (a new d changes the cells, not the figure) and a resize (a fluid figure's
+// width), when nothing else of the look changed.
+export function refitTexts(doc, present, opts) {
+  const wasApplying = player.applying;
+  player.applying = true;  // the view's own changes: not sent to Python
+  const layoutOnce = deferLayout(doc);
+  try { fitTexts(doc, factors(present, opts || {}), present); } finally {
+    player.applying = wasApplying;
+    layoutOnce();
   }
 }

@@ -5,7 +5,8 @@ import { documentsOnScreen } from "./bokeh-internals.js";
 import { $, embedded, presenting } from "./config.js";
 import { setView, writeUrl } from "./link.js";
 import { fitSoon, figureKey } from "./presenter.js";
-import { restyle } from "./restyle.js";
+import { player } from "./player.js";
+import { refitTexts, restyle } from "./restyle.js";
 import { syncScenePicker } from "./scenes.js";
 import { state } from "./state.js";
 
@@ -15,10 +16,21 @@ export const folded = () => presenting() || narrow().matches || !!state.view;
 
 // What the figures show depends on the view: the presenter view shows a page's main view
 // scaled to fill the screen (presenter.js fits it); a named view one part; print no controls.
+const viewOptions = () => ({ scale: state.scale, wide: (m) => state.wide.get(figureKey(m)), tall: state.tall, drop: state.drop,
+  view: state.view, fold: folded(), settings: state.settingsOpen, print: state.print });
 export function styleDoc(doc) {
   const root = document.documentElement;
-  restyle(doc, state.print ? "light" : root.dataset.theme, presenting() && !state.print,
-    { scale: state.scale, wide: (m) => state.wide.get(figureKey(m)), tall: state.tall, drop: state.drop, view: state.view, fold: folded(), settings: state.settingsOpen, print: state.print });
+  restyle(doc, state.print ? "light" : root.dataset.theme, presenting() && !state.print, viewOptions());
+}
+// The numbers in heatmap cells and the axis labels fitted again (restyle.js refitTexts): after
+// new frames (a new d: cells of another size) and once a resize has been laid out.
+let refitTimer = null;
+function refitSoon(ms) {
+  clearTimeout(refitTimer);
+  refitTimer = setTimeout(() => {
+    if (!window.Bokeh) return;
+    for (const doc of documentsOnScreen()) refitTexts(doc, presenting() && !state.print, viewOptions());
+  }, ms);
 }
 export function restyleAll() {
   if (!window.Bokeh) return;
@@ -81,4 +93,6 @@ export function watchTheme() {
   const q = narrow();
   if (q.addEventListener) q.addEventListener("change", () => { syncSettingsButton(); restyleAll(); });
   syncSettingsButton();
+  player.onRefresh(() => refitSoon(0));
+  addEventListener("resize", () => refitSoon(250));
 }
