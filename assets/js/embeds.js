@@ -1,6 +1,6 @@
 // An embedded page (?embed=1 in an iframe) tells its host how tall it is:
 // {type: "lab-height", height: <CSS px>, href: <the embedded page's link>}. The host page
-// resizes its iframe with HOST_SNIPPET (Share and README.md give it). Inside an embed, a link
+// resizes its iframe with assets/lab-embed-host.js (Share gives the snippet that loads it). Inside an embed, a link
 // opens the whole page (the lesson text, the settings, other pages).
 import { $, embedded } from "./config.js";
 
@@ -49,16 +49,12 @@ export function settleHeight() {
   postHeight();
 }
 
-export const HOST_SNIPPET = `<script>
-// Linear Attention Lab: each embedded page reports its height; size its frame to fit.
-addEventListener("message", function (e) {
-  var d = e.data;
-  if (!d || d.type !== "lab-height" || !(d.height > 0)) return;
-  document.querySelectorAll("iframe").forEach(function (f) {
-    if (f.contentWindow === e.source) f.style.height = Math.ceil(d.height) + "px";
-  });
-});
-</` + "script>";
+// The host page's side (assets/lab-embed-host.js, shipped with the site): a file to load, not
+// an inline script, which a host sending Content-Security-Policy script-src 'self' refused to
+// run. The snippet loads the Lab's own copy; such a host saves the file and loads its copy.
+export const HOST_FILE = "assets/lab-embed-host.js";
+export const hostFileUrl = (pageHref) => new URL(HOST_FILE, pageHref).href;
+export const hostSnippet = (pageHref) => `<script src="${hostFileUrl(pageHref)}" defer></` + "script>";
 
 // The embed's height measured here: what it shows is the transport and the simulator.
 export function embedHeight() {

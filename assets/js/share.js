@@ -3,7 +3,7 @@
 // current data, from Python once live, else what the page built ahead of time holds) and the
 // help dialog.
 import { $, linkContract, pageConfig, presenting } from "./config.js";
-import { embedHeight, HOST_SNIPPET } from "./embeds.js";
+import { embedHeight, hostFileUrl, hostSnippet } from "./embeds.js";
 import { writeUrl } from "./link.js";
 import { viewLabel } from "./scenes.js";
 import { csv } from "./python.js";
@@ -64,7 +64,8 @@ function openShare() {
   pick.disabled = !views.length;
   $("share-present").checked = presenting();
   showLinks();
-  $("share-host").value = HOST_SNIPPET;
+  $("share-host").value = hostSnippet(location.href);
+  $("share-host-file").href = hostFileUrl(location.href);
   $("dlg-share").showModal();
 }
 

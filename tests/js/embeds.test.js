@@ -4,7 +4,8 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import vm from "node:vm";
-import { fullPageLink, HOST_SNIPPET, sheetsPending } from "../../assets/js/embeds.js";
+import { readFileSync } from "node:fs";
+import { fullPageLink, hostSnippet, sheetsPending } from "../../assets/js/embeds.js";
 import { printRef } from "../../assets/js/print.js";
 import { player } from "../../assets/js/player.js";
 
@@ -12,12 +13,19 @@ test("the host snippet sizes the frame whose page sent its height, and ignores a
   const frames = [{ contentWindow: "a", style: {} }, { contentWindow: "b", style: {} }];
   let listener = null;
   const context = { addEventListener: (type, fn) => { if (type === "message") listener = fn; }, document: { querySelectorAll: () => frames }, Math };
-  vm.runInNewContext(HOST_SNIPPET.replace(/^<script>|<\/script>$/g, ""), context);
+  vm.runInNewContext(readFileSync(new URL("../../assets/lab-embed-host.js", import.meta.url), "utf8"), context);
   listener({ data: { type: "lab-height", height: 612.4 }, source: "b" });
   listener({ data: { type: "lab-height", height: -5 }, source: "a" });
   listener({ data: { type: "other", height: 900 }, source: "a" });
   listener({ data: null, source: "a" });
   assert.deepEqual(frames.map((f) => f.style.height), [undefined, "613px"]);
+});
+
+test("the host snippet loads the host file beside the page (no inline script: a strict host CSP runs a file)", () => {
+  assert.equal(hostSnippet("https://lab.example/course/lab/gates.html?d=4&t=3"),
+    '<script src="https://lab.example/course/lab/assets/lab-embed-host.js" defer></script>');
+  const code = readFileSync(new URL("../../assets/lab-embed-host.js", import.meta.url), "utf8");
+  assert.doesNotMatch(code, /https?:\/\//);  // nothing fetched from anywhere
 });
 
 test("the link out of an embed keeps t and the settings, not embed or view", () => {
