@@ -24,6 +24,7 @@ from ui.urlstate import apply_query, link_contract, to_query
 from ui.views.hybrid import CONTEXTS, CURVE_TOKENS, KIND_LABELS, format_model_json
 
 GiB = 2**30
+H100_BYTES = 81_559 * 2**20  # as the device reports it (sim.gpus.GPU_MIB)
 ROOT = Path(__file__).resolve().parents[2]
 XSS = '<img src=x onerror="window.__xss=1">'
 ESCAPED = "&lt;img src=x onerror=&quot;window.__xss=1&quot;&gt;"
@@ -92,11 +93,11 @@ def test_memory_curves_are_sims(page):
     assert np.all(np.isnan(data["b_state_bytes"]))  # Llama keeps no state: no line on a log axis
     # Jamba's state under vLLM: 28 layers · 2 pages (prefix caching) · one 80-token page each
     assert data["a_state_bytes"][0] == data["a_state_bytes"][-1] == 28 * 2 * 80 * 4096
-    assert page.memory.gpu.data["y"] == [-(-80 * GiB * 92 // 100)] * 2  # the GPU line
+    assert page.memory.gpu.data["y"] == [-(-H100_BYTES * 92 // 100)] * 2  # the GPU line
     page.engine = "ideal"  # the ideal is the allocation itself: no second line
     np.testing.assert_array_equal(page.memory.source.data["a_total_bytes"], jamba["total_bytes"])
     assert np.all(np.isnan(page.memory.source.data["a_ideal_bytes"]))
-    assert page.memory.gpu.data["y"] == [80 * GiB] * 2
+    assert page.memory.gpu.data["y"] == [H100_BYTES] * 2
 
 
 def test_stepping_sweeps_the_context_jamba_4_gib_at_256k(page):
@@ -142,7 +143,7 @@ def test_every_figure_has_a_text_alternative_per_step(page):
     assert ("At 262,144 tokens: A on the GPU 102.1 GiB (KV cache 4 GiB, state 17.5 MiB as "
             "allocated; ideal total 4.016 GiB); B on the GPU 48.96 GiB (KV cache 32 GiB as "
             "allocated; ideal total 32 GiB).") in page.alt[page.memory.fig.id]
-    assert "with the 73.6 GiB of GPU memory the engine may use" in page.alt[page.memory.fig.id]
+    assert "with the 73.28 GiB of GPU memory the engine may use" in page.alt[page.memory.fig.id]
     assert "4 full attention, 28 linear / SSM" in page.alt[page.strips["a"].fig.id]
     assert "KV cache 4 GiB in 4 layers" in page.alt[page.bars["a"].fig.id]
 
@@ -460,27 +461,28 @@ def test_jamba_under_vllm_at_256k_against_sim_and_by_hand(page):
     assert "+256 KiB (+0.0061%) against the exact 4 GiB, in whole blocks of 80 tokens" in text
     assert "each padded by 5.26% to fill a block" in text and "2 pages per layer" in text
     on_gpu = weights_of("jamba-v0.1", "bf16") + 2 * GiB + kv + state
-    assert f"{cache.format_bytes(on_gpu)}</b> (139% of the 73.6 GiB it may use)" in text
+    assert f"{cache.format_bytes(on_gpu)}</b> (139% of the 73.28 GiB it may use)" in text
     lines = page.run.data["lines"][8]
     assert "block size B = 16 · round up (311,296 / (16 · 4,096)) = 80 tokens" in lines
     assert "allocated = 1,310,720 · 3,291 · 1 sequence = 4,313,579,520 bytes" in lines
-    assert "vLLM requests round up (0.92 × 85,899,345,920) = 79,027,398,247 bytes" in lines
+    assert "vLLM requests round up (0.92 × 85,520,809,984) = 78,679,145,186 bytes" in lines
     assert "KV cache, ideal (exact)" in text  # the ideal beside it
 
 
 def test_the_verdict_in_one_sentence(page):
     page.show(8)
     verdict = page.run.data["verdict"][8]
-    assert verdict.startswith("<b>On the H100 (80 GB)</b>, vLLM 0.33.0 may use 73.6 GiB:")
+    assert verdict.startswith("<b>On the H100 (80 GB)</b>, vLLM 0.33.0 may use 73.28 GiB:")
     assert ("Jamba-v0.1 does not fit: its weights (96.06 GiB) and 2 GiB of overhead alone pass "
-            "73.6 GiB.") in verdict
-    # Llama-3-8B: 79,027,398,247 − 16,060,522,496 − 2 GiB = 60,819,392,103 bytes for the cache;
-    # 2 MiB per 16-token block (32 layers · 64 KiB) → 29,000 blocks = 464,000 tokens
-    budget = -(-80 * GiB * 92 // 100) - weights_of("llama-3-8b", "bf16") - 2 * GiB
-    assert budget // (32 * 16 * 4096) * 16 == 464000
+            "73.28 GiB.") in verdict
+    # Llama-3-8B: 78,679,145,186 − 16,060,522,496 − 2 GiB = 60,471,139,042 bytes for the cache;
+    # 2 MiB per 16-token block (32 layers · 64 KiB) → 28,834 blocks = 461,344 tokens, but the
+    # longest context is capped at the model's own maximum of 8,192 (issue 38)
+    budget = -(-H100_BYTES * 92 // 100) - weights_of("llama-3-8b", "bf16") - 2 * GiB
+    assert budget // (32 * 16 * 4096) * 16 == 461344
     assert ("Llama-3-8B fits: 1 sequence of 256K tokens (past its own maximum of 8,192) takes "
-            "48.96 GiB; the longest context for 1 sequence is 464,000 tokens (past its own "
-            "maximum of 8,192), and at 256K tokens at most 1 sequence fits.") in verdict
+            "48.96 GiB; the longest context for 1 sequence is 8,192 tokens, and at 256K tokens "
+            "at most 1 sequence fits.") in verdict
     page.weight_dtype = "fp8"  # Jamba's 51.57 billion parameters in 48.03 GiB: it fits now
     verdict = page.run.data["verdict"][8]
     v = gpus.gpu_verdict("jamba-v0.1", 262144, 1, "vllm", gpu="H100-80GB", family="jamba",
@@ -491,8 +493,8 @@ def test_the_verdict_in_one_sentence(page):
     verdict = page.run.data["verdict"][10]
     assert verdict in page.verdict.div.text
     assert ("Llama-3-8B does not fit with 1 sequence of 1M tokens (past its own maximum of "
-            "8,192), which would take 137.5 GiB; the longest context for 1 sequence is 525,280 "
-            "tokens (past its own maximum of 8,192), and not one sequence of 1M tokens fits."
+            "8,192), which would take 137.5 GiB; the longest context for 1 sequence is 8,192 "
+            "tokens, and not one sequence of 1M tokens fits."
             ) in verdict
 
 
@@ -614,10 +616,10 @@ def test_overhead_prefix_caching_and_speculative_tokens_reach_the_rules(page):
     served = page.run.data["served"]["a"]
     assert served.overhead == 10 * GiB
     # the budget: ⌈0.92 · 80 GiB⌉ − Jamba's weights − 10 GiB, written as the minus sign says
-    budget = -(-80 * GiB * 92 // 100) - weights_of("jamba-v0.1", "bf16") - 10 * GiB
+    budget = -(-H100_BYTES * 92 // 100) - weights_of("jamba-v0.1", "bf16") - 10 * GiB
     assert budget < 0 and served.verdicts[5]["budget_bytes"] == budget
     assert f"= −{-budget:,} bytes" in page.lines.div.text
-    assert "its weights (96.06 GiB) and 10 GiB of overhead alone pass 73.6 GiB" in (
+    assert "its weights (96.06 GiB) and 10 GiB of overhead alone pass 73.28 GiB" in (
         page.verdict.div.text)
     assert "10 GiB of overhead, KV cache and state" in shown(page)
     # the line of what is on the GPU: weights + 10 GiB + the allocation, at every curve point
