@@ -34,6 +34,9 @@ GENERATORS = sim_exercises.GENERATORS  # slug -> generator, stated in sim.exerci
 MAX_TYPED = 200  # characters of an answer read at all; a longer one is refused, saying so
 MAX_FIELD = 20_000  # characters the field holds (the browser's own cut is 5,000 by default, silently)
 ROUNDED_SHARE = 0.02  # a rounded answer may be off by half its last digit, up to 2 % of it
+# ... and a size typed with its unit up to 5 %: "4 MB" for 4,096,000 bytes (4.096 MB, 2.3 % off)
+# was refused as "not a usual mistake" while "3.906 MiB" was right
+ROUNDED_SIZE_SHARE = 0.05
 UNITS = {"b": 1, "byte": 1, "bytes": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
          "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
 _NUMBER = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$", re.IGNORECASE)
@@ -122,7 +125,8 @@ def close(exercise: Exercise, reading: Reading, target: tuple[float, ...]) -> bo
         tol = exercise.tolerance * abs(want) if exercise.kind == KIND_BYTES else exercise.tolerance
         if gap <= tol + 1e-9 * max(1.0, abs(want)):
             continue
-        if not (half and gap <= half and gap <= ROUNDED_SHARE * abs(want)):
+        share = ROUNDED_SIZE_SHARE if exercise.kind == KIND_BYTES else ROUNDED_SHARE
+        if not (half and gap <= half and gap <= share * abs(want)):
             return False
     return True
 

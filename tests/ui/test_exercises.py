@@ -64,6 +64,16 @@ def test_a_size_is_right_to_the_digits_typed_and_a_mistake_is_named():
     assert check(e, "49152").verdict == "unreadable"
 
 
+def test_a_size_rounded_to_one_digit_in_its_unit_is_right():
+    """The hybrid exercise's 4,096,000 bytes: "4 MB" (2.3 % off, its last digit's half away)
+    was refused as "not a usual mistake" while "3.906 MiB" and "4096000 bytes" were right."""
+    e = next(x for x in map(sim_exercises.hybrid, range(40)) if x.answer == (4096000.0,))
+    for typed in ("4 MB", "4.1 MB", "4096000 bytes", "3.906 MiB", "4 MiB", "4000 KiB"):
+        assert check(e, typed).verdict == "right", typed
+    for typed in ("5 MB", "3.8 MB", "4.2 MB", "0.005 GB"):  # off by more than half the last digit
+        assert check(e, typed).verdict != "right", typed
+
+
 def test_a_pair_number():
     e = next(sim_exercises.fixed_state(s) for s in range(10)
              if sim_exercises.fixed_state(s).kind == sim_exercises.KIND_NUMBER)
