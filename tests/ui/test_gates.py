@@ -517,3 +517,19 @@ def test_new_settings_links_and_defaults(build):
     assert [own[label].visible for label in labels] == [True, True, False, True, False]
     assert "w=0.8" in to_query(page) and "nh=3" in to_query(page)
     assert apply_query(page, "nh=9") == ["Ignored nh=9: expected a whole number from 1 to 4."]
+
+
+def test_rules_that_hold_the_same_state_are_named_with_why(build):
+    """RWKV-6 (w = 0.9) and log-linear (α = 0.9) compared with RetNet (γ = 0.9) hold RetNet's
+    state exactly, and nothing said why: the remark above the plots names them and the reason;
+    once RetNet's decay differs, only the two that still agree are named."""
+    page = build(GatesPage, rules=["retnet", "rwkv6", "log_linear", "deltanet"])
+    data = page.run.data
+    assert [np.allclose(data["S0"], data[f"S{i}"]) for i in (1, 2, 3)] == [True, True, False]
+    retnet, rwkv6, log_linear = (LABELS[r] for r in ("retnet", "rwkv6", "log_linear"))
+    assert page.run.info.startswith(f"{retnet}, {rwkv6} and {log_linear} hold the same state at every t here: "
+                                    "with these settings their gates are the same constants"), page.run.info
+    page.retnet_decay = 0.8
+    assert page.run.info.startswith(f"{rwkv6} and {log_linear} hold the same state"), page.run.info
+    page.rules = ["retnet", "deltanet"]
+    assert "same state" not in page.run.info

@@ -163,7 +163,8 @@ class GatesPage(Page):
                           ("gates_text", gv.gates_table), ("frame_text", gv.frame_table)):
             data[key] = [text(r, t) for t in range(T + 1)]
         table = gv.csv_table(rules, token_gates, norms, errors, errors_old, T)
-        return Run(t_max=T, data=data, table=table, info=gr.warnings(self, stream.k, gates["beta"]))
+        info = (gr.warnings(self, stream.k, gates["beta"]), gr.same_states(rules, r["states"], LABELS))
+        return Run(t_max=T, data=data, table=table, info=" ".join(filter(None, info)))
 
     def _apply(self, run: Run) -> None:  # the update's parts named after the rule taken apart
         gr.name_the_parts(self, run.data["inspected"]), super()._apply(run)
@@ -246,5 +247,3 @@ class GatesPage(Page):
             part("time", heading("Over time"), self.legend.panel(),
                  row(self.norm_plot, self.newest_plot, self.old_plot), self.recall.panel()),
             gates, frame, sizing_mode="stretch_width")
-
-

@@ -149,6 +149,24 @@ def warnings(page, k: np.ndarray, beta: np.ndarray) -> str:
     return " ".join(out)
 
 
+def same_states(rules: list[str], states: dict, labels: dict) -> str:
+    """Why rules compared look alike: those whose states S_t (T, d, d) are equal at every t here
+    (RWKV-6 with w = 0.9 and log-linear with α = 0.9 hold RetNet's state exactly, with nothing
+    saying why), named in one sentence; "" when every rule's state is its own."""
+    groups: list[list[str]] = []
+    for rule in rules:
+        group = next((g for g in groups if np.allclose(states[g[0]], states[rule], rtol=1e-9, atol=1e-12)), None)
+        group.append(rule) if group else groups.append([rule])
+    out = []
+    for group in (g for g in groups if len(g) > 1):
+        names = [labels[r] for r in group]
+        listed = ", ".join(names[:-1]) + " and " + names[-1]
+        out.append(f"{listed} hold the same state at every t here: with these settings their gates "
+                   "are the same constants (none depends on the token), so their updates are one "
+                   "and the same. They part where a gate follows the token.")
+    return " ".join(out)
+
+
 # The new rules' inputs and the update taken apart ------------------------------------------
 
 def mamba1_decay(alpha: np.ndarray) -> np.ndarray:
