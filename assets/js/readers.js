@@ -94,6 +94,20 @@ function labelNow(doc) {
     sr.querySelectorAll(".choices__list--multiple .choices__item[aria-selected]:not([role])").forEach((el) => el.removeAttribute("aria-selected"));
   }
 }
+// The keyboard's focus ring (lab.css's 3 px in the accent colour) on whatever takes focus in a
+// shadow root (Panel's and BokehJS's widgets, links in readouts), which the page's stylesheet
+// does not reach: a link in a readout had the browser's 1 px ring. One shared sheet, adopted by
+// each shadow root as focus first enters it (BokehJS adopts none of its own).
+const RING = ":focus-visible { outline: 3px solid var(--accent, #0072B2) !important; outline-offset: 2px; }";
+let ring = null;
+export function ringRoot(root) {
+  if (typeof CSSStyleSheet !== "function" || !root || !root.adoptedStyleSheets || typeof root.adoptedStyleSheets.includes !== "function" || root.nodeType !== 11) return false;
+  if (!ring) { ring = new CSSStyleSheet(); ring.replaceSync(RING); }
+  if (root.adoptedStyleSheets.includes(ring)) return false;
+  root.adoptedStyleSheets = [...root.adoptedStyleSheets, ring];
+  return true;
+}
+
 let labelTimer = null;
 function labelSoon() {
   clearTimeout(labelTimer);
@@ -103,5 +117,6 @@ function labelSoon() {
 export function watchReaders() {
   player.onChange(announceSoon);
   for (const type of ["click", "keyup", "focusin"]) document.addEventListener(type, labelSoon, true);
+  document.addEventListener("focusin", (e) => { const el = e.composedPath()[0]; if (el && el.getRootNode) ringRoot(el.getRootNode()); }, true);
   player.onRefresh(labelSoon);  // new settings: widgets may have re-rendered
 }

@@ -2,7 +2,7 @@
 // hidden parts left out), and the names Panel's widgets lack.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { announcement, nameOf, plainText } from "../../assets/js/readers.js";
+import { announcement, nameOf, plainText, ringRoot } from "../../assets/js/readers.js";
 import { group } from "../../assets/js/player.js";
 import { loadConfig, model } from "./fixture.js";
 
@@ -42,4 +42,16 @@ test("a widget without a title takes the label just before it, up to its colon",
   const parents = new Map([[label, parent], [slider, parent]]);
   assert.equal(nameOf(slider, parents), "Write strength β");
   assert.equal(nameOf(model({ title: "Tokens T:" }), new Map()), "Tokens T");
+});
+
+test("a shadow root takes the focus ring's sheet once, the document none (lab.css rings it)", () => {
+  globalThis.CSSStyleSheet = class { replaceSync(text) { this.text = text; } };
+  try {
+    const root = { nodeType: 11, adoptedStyleSheets: [] };
+    assert.equal(ringRoot(root), true);
+    assert.equal(ringRoot(root), false);
+    assert.equal(root.adoptedStyleSheets.length, 1);
+    assert.match(root.adoptedStyleSheets[0].text, /:focus-visible \{ outline: 3px solid var\(--accent/);
+    assert.equal(ringRoot({ nodeType: 9, adoptedStyleSheets: [] }), false);
+  } finally { delete globalThis.CSSStyleSheet; }
 });
