@@ -2,7 +2,7 @@
 // and wheels counted as they arrive; it takes no room, so nothing moves when it goes), and the box that says what failed and what still works.
 import { $, pageConfig } from "./config.js";
 import { letJoin } from "./later.js";
-import { state } from "./state.js";
+import { state, timings } from "./state.js";
 
 const MB = (n) => (n / 1e6).toFixed(1);
 
@@ -28,10 +28,12 @@ export const COLD_FIGURES = "Step, Back and Play work now.";
 export const coldStage = () => stage("cold", COLD, COLD_FIGURES, 0);
 
 // Python could not start. With the page built ahead of time on screen, say what still works.
-export function fail(what, todo, detail) {
+// retry, when given, is what "Try again" does instead of reloading (the page, its t and its
+// scene stay): the box goes and the progress line comes back.
+export function fail(what, todo, detail, retry = null) {
   if (state.failed) return;
   if (!$("lab-error")) {  // before the page's body is there (early.js): once it is
-    document.addEventListener("DOMContentLoaded", () => fail(what, todo, detail), { once: true });
+    document.addEventListener("DOMContentLoaded", () => fail(what, todo, detail, retry), { once: true });
     return;
   }
   document.body.classList.remove("lab-loading");
@@ -63,9 +65,16 @@ export function fail(what, todo, detail) {
   const again = document.createElement("button");
   again.type = "button";
   again.textContent = "Try again";
-  again.onclick = () => location.reload();
+  again.onclick = retry ? () => {
+    state.failed = null;
+    box.hidden = true;
+    document.body.classList.remove("lab-failed");
+    $("lab-status").hidden = false;
+    retry();
+  } : () => location.reload();
   box.append(again);
   state.failed = what;
+  timings.failed = performance.now();
   letJoin();  // the page built ahead of time stays: whole
 }
 

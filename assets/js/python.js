@@ -21,7 +21,7 @@ import { player } from "./player.js";
 import { counted, fail, progressPackages, progressRuntime, stage, waitingFor } from "./progress.js";
 import { state, timings } from "./state.js";
 import { takeover } from "./takeover.js";
-import { listen, startWorker } from "./worker-start.js";
+import { listen, startWorker, stopWorker } from "./worker-start.js";
 
 let worker = null;
 let live = null;  // the linked BokehJS document
@@ -30,6 +30,7 @@ let waiting = [];  // changes made meanwhile (the latest per model and property)
 let patching = 0;  // applying the worker's patch: nothing of it goes back
 let pageWanted = false;  // the page on screen is ready to be described (describePage was called)
 let inbox = Promise.resolve();  // messages handled one at a time, in order
+let heard = false;  // the worker has said something: its script loaded and runs
 const replies = new Map();
 let calls = 0;
 const names = () => contract().worker;
@@ -127,11 +128,11 @@ function failed(message) {
   }
   if (message.kind === "scripts") {
     return fail("A part of the site did not load.",
-      "A script of Python's worker is missing or was blocked (pyodide.js, py-snapshot.js or py-fetch.js: the details say which). Reload; if it persists the site copy is incomplete: rebuild it with `make build`.", message.detail);
+      "A script of Python's worker is missing or was blocked (pyodide.js, py-snapshot.js or py-fetch.js: the details say which). Try again; if it persists the site copy is incomplete: rebuild it with `make build`.", message.detail, retryStart);
   }
   if (message.kind === "download") {
     return fail(message.file ? `Could not download ${message.file}.` : "A file of the site could not be downloaded.",
-      "Check the connection and reload. If you are offline, open the page once while online so it can be kept for later.", message.detail);
+      "Check the connection and try again. If you are offline, open the page once while online so it can be kept for later.", message.detail, retryStart);
   }
   if (message.kind === "install") return fail("A package failed to install.", AGAIN, message.detail);
   return fail("The simulator could not start.", "Reload the page. If it happens again, please report it with the details below.", message.detail);
@@ -166,13 +167,34 @@ export function start(fromSnapshot = true) {
   }
   const table = handlers();
   progressRuntime();
+  heard = false;
   listen((event) => {
+    heard = true;
     const handler = table[event.data.type];
     inbox = inbox.then(() => handler && handler(event.data)).catch((err) => console.error("worker message:", err));
-  });
-  worker.onerror = (event) => fail("The simulator could not start.",
-    "Reload the page. If it happens again, please report it with the details below.", String(event.message || event));
+  }, workerError);
   if (pageWanted) describePage();  // an embed started after its first paint (wanted.js)
+}
+// The worker's own error event. Before its first message, its script did not load (missing,
+// blocked, or not JavaScript: the event comes within about a second, and says nothing more);
+// afterwards, Python's start broke outside its own error handling.
+function workerError(event) {
+  if (state.live) return console.error("Python's worker:", event.message || event);
+  const where = new URL("assets/py-worker.js", location.href).pathname;
+  if (!heard) {
+    return fail("The settings cannot start: a script of the site did not load.",
+      `Python's worker script (${where}) is missing, was blocked, or is not JavaScript. Try again; if it persists the site copy is incomplete: rebuild it with \`make build\`, or ask whoever hosts it.`,
+      event.message || `${where} did not load as a worker script`, retryStart);
+  }
+  return fail("The simulator could not start.", "Try again. If it happens again, please report it with the details below.",
+    String(event.message || event), retryStart);
+}
+// "Try again" after a failed start: a new worker, from the snapshot, told what is on screen.
+function retryStart() {
+  stopWorker();
+  worker = null;
+  inbox = Promise.resolve();
+  start();
 }
 
 // What the worker makes the live page from: the link's query, and the ids of the document on
