@@ -36,6 +36,20 @@ from ui.theme import style_widget
 SETTINGS_ERRORS = (ValueError, ArithmeticError, MemoryError, RecursionError)
 
 
+def _same(now: Any, value: Any) -> bool:
+    """A setting's value and a link's (decoded): the same value (0.5 and 0.50, a model's JSON
+    in any key order), not only the same text."""
+    number = (int, float, np.integer, np.floating)
+    if isinstance(now, (bool, np.bool_)) or isinstance(value, (bool, np.bool_)):
+        return type(now) is type(value) and now == value
+    if isinstance(now, number) and isinstance(value, number):
+        return bool(now == value)
+    try:
+        return type(now) is type(value) and bool(now == value)
+    except (ValueError, TypeError):  # arrays, or values that do not compare
+        return False
+
+
 @dataclass
 class Run:
     """Everything a page shows for one setting, for every t = 0 … t_max.
@@ -187,8 +201,12 @@ class Page(param.Parameterized):
 
     def apply_link_settings(self, updates: dict[str, Any]) -> list[str]:
         """Apply a link's settings with one recompute; if together they cannot run, apply them
-        one by one and name each that cannot. Returns the notices."""
-        if not updates:
+        one by one and name each that cannot. Returns the notices.
+        A link whose every value equals the setting's own is no change, however it spelled
+        them (the link a page writes of its defaults is the page it opened: adopted, not built
+        anew). One that changes anything applies whole: a preset sets other settings, which the
+        link's own values then set back."""
+        if not updates or all(_same(getattr(self, name), value) for name, value in updates.items()):
             return []
         self._quiet = True  # no recompute per setting (a page's own watchers still run)
         try:

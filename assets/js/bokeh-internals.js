@@ -214,6 +214,17 @@ export function removeViewsIn(el) {
   for (const view of rootViews()) if (view.el && el.contains(view.el)) view.remove();
 }
 
+// [3.9.2] Bokeh.documents: every document embed_items made, kept for good (bokehjs
+// embed/index.ts). Gains: a document swapped out (the page built ahead of time, replaced by a
+// live page of other settings) is let go, with its models and data (it had stayed registered:
+// two documents of 353 models each on hybrid). Fallback: the list left as it is.
+export function forgetDocument(doc) {
+  const list = bokeh() && bokeh().documents;
+  if (!Array.isArray(list)) return;
+  const i = list.indexOf(doc);
+  if (i >= 0) list.splice(i, 1);
+}
+
 // [3.9.2] The document's on_change, wrapped: Panel's link (panel.io.pyodide._link_docs) registers its
 // callback through it, so what it is given can be filtered or delayed. Fallback: a document
 // without on_change is left as it is (the player's own changes then reach Python too).

@@ -1,7 +1,7 @@
 // The live page, rendered out of sight, replaces the page built ahead of time in one frame:
 // same t (or the link's), same theme and view, same scroll position. Python calls takeover()
 // (python.js: rendered) once its page is rendered and linked.
-import { removeViewsIn } from "./bokeh-internals.js";
+import { forgetDocument, removeViewsIn } from "./bokeh-internals.js";
 import { $ } from "./config.js";
 import { watchFigures } from "./culling.js";
 import { postHeight } from "./embeds.js";
@@ -21,6 +21,7 @@ import { enableTransport } from "./transport.js";
 export function takeover(jsdoc, adopted) {
   const live = $("lab-app-live");
   const t = state.ownSettings || !state.prerendered ? null : player.t;
+  const before = player.doc;  // the page built ahead of time, if it was on screen
   if (!adopted) styleDoc(jsdoc);
   player.takeover(jsdoc);
   if (t === null && linkAsksT()) seekFromLink(player.tMax);
@@ -30,6 +31,7 @@ export function takeover(jsdoc, adopted) {
     const old = $("lab-app");
     removeViewsIn(old);  // frees the old document's views
     old.remove();
+    if (before && before !== jsdoc) forgetDocument(before);  // and the document itself
     live.id = "lab-app";
     live.removeAttribute("aria-hidden");
   }

@@ -5,6 +5,7 @@ a setting, passes the accessibility check in both themes, and computes what CPyt
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -213,11 +214,19 @@ def test_a_link_with_its_own_settings_waits_and_keeps_t(context, server):
     page.unroute("**/pyodide/pyodide.asm.wasm")
     wait_live(page)
     assert t_of(page) == 15 and "d=6" in page.url and "t=15" in page.url
+    # the page built ahead of time was swapped out for the live one, and let go of: one
+    # document remains in BokehJS (the replaced one had stayed registered)
+    assert page.evaluate("Bokeh.documents.length") == 1
     assert visit.problems() == []
 
 
-def test_python_in_the_browser_is_the_pinned_one_and_computes_what_cpython_does(context, server):
-    visit = open_page(context, f"{server.url}{PAGE_SLUGS[0]}.html")
+def test_python_in_the_browser_is_the_pinned_one_and_computes_what_cpython_does(context, server, site):
+    # opened by the link hybrid writes of its defaults (with a t): that is the page on screen,
+    # adopted (it had been built anew, and the replaced document kept)
+    own = (site / "hybrid.html").read_text()
+    defaults = json.loads(re.search(r'<script id="lab-config" type="application/json">(.*?)</script>', own, re.S)[1])["link"]["defaults"]
+    visit = open_page(context, f"{server.url}hybrid.html?{defaults}&t=5")
+    assert visit.page.evaluate("[window.lab.state.adopted, Bokeh.documents.length, window.lab.player.t]") == [True, 1, 5]
     versions = visit.page.evaluate(
         "window.lab.py.run('import sys, numpy, panel, bokeh; "
         "\",\".join([sys.version.split()[0], numpy.__version__, panel.__version__, bokeh.__version__])')")

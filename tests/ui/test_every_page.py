@@ -8,6 +8,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
+from urllib.parse import parse_qsl, urlencode
 
 import pytest
 from helpers import other_values, picture, same
@@ -18,6 +20,7 @@ from lanes import examples
 from ui.app import prerender
 from ui.document import document_json
 from ui.pages import PAGES, page_class
+from ui.panel_private import ids_of, make_document
 from ui.urlstate import apply_query, to_query
 
 CLASSES = {info.slug: page_class(info) for info in PAGES}
@@ -58,6 +61,32 @@ def test_link_round_trip(build, slug):
     assert apply_query(fresh, query) == []
     assert fresh.settings_now() == page.settings_now()
     assert same(picture(fresh)["frames"], picture(page)["frames"])
+
+
+def respelled(query: str) -> str:
+    """The same settings spelled otherwise: a number with a trailing zero, a flag as true/false."""
+    out = []
+    for key, raw in parse_qsl(query, keep_blank_values=True):
+        if re.fullmatch(r"-?\d+\.\d+", raw):
+            raw += "0"
+        out.append((key, raw))
+    return urlencode(out)
+
+
+@pytest.mark.parametrize("slug", CLASSES)
+def test_the_link_of_the_defaults_is_the_page_as_it_is(build, slug):
+    """The link a page writes of its defaults (with its t, or respelled), applied to that page
+    as the worker applies a link to the page made ahead of time: no notice, no recompute and the
+    same document, model for model (so the page on screen is adopted, not built anew: hybrid's
+    was, and its replaced document stayed behind)."""
+    page = build(CLASSES[slug])
+    doc = make_document(page.layout)
+    ids, computed = ids_of(doc), []
+    compute = page.compute
+    page.compute = lambda: computed.append(1) or compute()
+    for query in (to_query(page), f"{to_query(page)}&t=2", respelled(to_query(page))):
+        assert apply_query(page, query) == [], query
+    assert computed == [] and ids_of(doc) == ids
 
 
 @pytest.mark.parametrize("slug", CLASSES)
