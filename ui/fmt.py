@@ -71,7 +71,9 @@ def plain(value: object, limit: int = 60) -> str:
     ("d=8\\u200b", not a "d=8" that contradicts "expected 4 to 32"), shortened to ``limit``
     characters. For text shown as text (notices go to the page with textContent); in HTML use
     ``text``."""
-    s = "".join(ch if ch.isprintable() else f"\\u{ord(ch):04x}" for ch in str(value)[: limit + 8])
+    s = str(value)[: limit + 8]
+    if not s.isprintable():  # most text is: one check of the whole, not one a character
+        s = "".join(ch if ch.isprintable() else f"\\u{ord(ch):04x}" for ch in s)
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
