@@ -114,10 +114,13 @@ def run_deltaproduct(q: Any, k: Any, v: Any, **params: Any) -> Trace:
     Q, K, V = _stream(q, k, v)
     T, n_h, d_k = K.shape
     d_v = V.shape[2]
+    keep = inputs.keep_states(params)
+    # n_h delta steps per token, each a (d_k, d_v) read and write
+    check.check_run_size(T, d_k, d_v, keep, work=T * n_h * d_k * d_v)
     alpha, beta = _gates(params, T, n_h)
     alphas, betas = alpha.tolist(), beta.tolist()
     S = inputs.initial_state(params, d_k, d_v)
-    states = np.empty((T, d_k, d_v)) if inputs.keep_states(params) else None
+    states = np.empty((T, d_k, d_v)) if keep else None
     outputs, read_backs = np.empty((T, d_v)), np.empty((T, n_h, d_v))
     with np.errstate(over="ignore", invalid="ignore"):
         for t in range(T):

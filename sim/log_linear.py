@@ -190,10 +190,12 @@ def run_log_linear(q: Any, k: Any, v: Any, **params: Any) -> LevelTrace:
     inputs.params_for("log_linear", params, LOG_LINEAR_OPTIONS, ("alpha",))
     Q, K, V = inputs.stream(q, k, v)
     (T, d_k), d_v = K.shape, V.shape[1]
+    keep = inputs.keep_states(params)
+    L = n_levels(T)
+    # every token reads L levels; keep_states holds the L levels and their sum for every token
+    check.check_run_size(T, d_k, d_v, keep, work=T * L * d_k * d_v, kept=T * (L + 1) * d_k * d_v)
     alphas = check.check_unit_interval_gate("alpha", params["alpha"], (T,), "(T,)").tolist()
     weights = _run_weights(params.get("level_weights"), T)
-    L = weights.shape[1]
-    keep = inputs.keep_states(params)
     states = np.empty((T, d_k, d_v)) if keep else None
     all_levels = np.zeros((T, L, d_k, d_v)) if keep else None
     all_counts = np.zeros((T, L), dtype=np.int64) if keep else None
@@ -265,6 +267,13 @@ def run_chunkwise(q: Any, k: Any, v: Any, *, alpha: Any, chunk_size: int,
         raise ValueError(f"chunk_size: expected a power of two (1, 2, 4, 8, …), got {C}")
     Q, K, V = inputs.stream(q, k, v)
     (T, d_k), d_v = K.shape, V.shape[1]
+    L, n_chunks = n_levels(T), -(-T // C)
+    # each token reads the past chunks' levels (at most L of them) and the min(C, T) tokens of
+    # its own chunk; every chunk boundary keeps a copy of the levels
+    check.check_run_size(T, d_k, d_v, keep_states=False,
+                         work=T * L * d_k * d_v + T * min(C, T) * (d_k + d_v))
+    check.check_budget("chunk_size", n_chunks * L * d_k * d_v, check.MAX_NUMBERS,
+                       f"the boundary levels kept for {n_chunks:,} chunks of T = {T:,} tokens")
     log_a = np.log(check.check_unit_interval_gate("alpha", alpha, (T,), "(T,)"))
     weights = _run_weights(level_weights, T)
     c = C.bit_length() - 1

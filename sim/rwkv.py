@@ -110,11 +110,13 @@ def run_rwkv7(q: Any, k: Any, v: Any, **params: Any) -> Trace:
     inputs.params_for("rwkv7", params, RWKV7_OPTIONS, ("alpha", "beta"))
     Q, K, V = inputs.stream(q, k, v)
     T, d_k = K.shape
+    keep = inputs.keep_states(params)
+    check.check_run_size(T, d_k, V.shape[1], keep)  # before the gates are broadcast to (T, d_k)
     alpha = inputs.decay("alpha", params["alpha"], (T, d_k), "(T, d_k)")
     beta = inputs.rate("beta", params["beta"], (T, d_k), "(T, d_k)", 1.0)
     kappa = _removal_keys(params.get("removal_key"), K, (T, d_k), "(T, d_k)")
     S = inputs.initial_state(params, d_k, V.shape[1])
-    states = np.empty((T, *S.shape)) if inputs.keep_states(params) else None
+    states = np.empty((T, *S.shape)) if keep else None
     outputs, read_backs = np.empty((T, V.shape[1])), np.empty((T, V.shape[1]))
     with np.errstate(over="ignore", invalid="ignore"):
         for t in range(T):
@@ -160,10 +162,12 @@ def run_rwkv6(q: Any, k: Any, v: Any, **params: Any) -> Trace:
     inputs.params_for("rwkv6", params, RWKV6_OPTIONS, ("alpha", "bonus"))
     Q, K, V = inputs.stream(q, k, v)
     T, d_k = K.shape
+    keep = inputs.keep_states(params)
+    check.check_run_size(T, d_k, V.shape[1], keep)
     alpha = inputs.decay("alpha", params["alpha"], (T, d_k), "(T, d_k)")
     bonus = inputs.bounded("bonus", params["bonus"], (d_k,), "(d_k,)")
     S = inputs.initial_state(params, d_k, V.shape[1])
-    states = np.empty((T, *S.shape)) if inputs.keep_states(params) else None
+    states = np.empty((T, *S.shape)) if keep else None
     outputs = np.empty((T, V.shape[1]))
     with np.errstate(over="ignore", invalid="ignore"):
         for t in range(T):

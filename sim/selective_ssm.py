@@ -76,9 +76,14 @@ def run_mamba1(q: Any, k: Any, v: Any, **params: Any) -> Trace:
     inputs.params_for("mamba1", params, MAMBA1_OPTIONS, ("alpha",))
     Q, K, V = inputs.stream(q, k, v)
     (T, d_k), d_v = K.shape, V.shape[1]
+    keep = inputs.keep_states(params)
+    check.check_run_size(T, d_k, d_v, keep)
+    # one decay per cell of S: the gate alone holds T·d_k·d_v numbers, kept or not
+    check.check_budget("alpha", T * d_k * d_v, check.MAX_NUMBERS,
+                       f"the per-cell decays (T, d_k, d_v) of T = {T:,} tokens")
     alpha = inputs.decay("alpha", params["alpha"], (T, d_k, d_v), "(T, d_k, d_v)")
     S = inputs.initial_state(params, d_k, d_v)
-    states = np.empty((T, d_k, d_v)) if inputs.keep_states(params) else None
+    states = np.empty((T, d_k, d_v)) if keep else None
     outputs = np.empty((T, d_v))
     with np.errstate(over="ignore", invalid="ignore"):
         for t in range(T):
@@ -101,18 +106,23 @@ def selective_scan(u: Any, delta: Any, A: Any, B: Any, C: Any, D: Any = None
     """
     U = check.check_array("u", u, (None, None), "(T, d_inner)")
     T, d_inner = U.shape
-    dt = check.check_gate_array("delta", delta, (T, d_inner), "(T, d_inner)", low=0.0,
-                                high=check.MAX_INPUT, low_open=True, accepted="(0, 1e150]")
     A_ = check.as_float_array("A", A)
     if A_.ndim != 2 or A_.shape[0] != d_inner or A_.shape[1] < 1:
         raise ValueError(f"A: expected shape (d_inner, N) = ({d_inner}, any), got shape {A_.shape}")
+    N = A_.shape[1]
+    # sim.run's budget with the state (N, d_inner); h and the decays exp(ΔA) are always kept,
+    # (T, d_inner, N) numbers each
+    check.check_run_size(T, N, d_inner, keep_states=False, names="u, delta, A")
+    check.check_budget("u, A", T * d_inner * N, check.MAX_NUMBERS,
+                       f"the states h (T, d_inner, N) of T = {T:,} tokens")
+    dt = check.check_gate_array("delta", delta, (T, d_inner), "(T, d_inner)", low=0.0,
+                                high=check.MAX_INPUT, low_open=True, accepted="(0, 1e150]")
     check.check_finite("A", A_)
     bad = ~(A_ < 0.0) | (A_ < -check.MAX_INPUT)
     if bad.any():
         index = tuple(int(i) for i in np.argwhere(bad)[0])
         raise ValueError(f"A: expected every value in [-1e150, 0) (Mamba's A = −exp(A_log) < 0), "
                          f"got {float(A_[index])!r} at index {index}")
-    N = A_.shape[1]
     B_ = check.check_array("B", B, (T, N), "(T, N)")
     C_ = check.check_array("C", C, (T, N), "(T, N)")
     D_ = None if D is None else check.check_array("D", D, (d_inner,), "(d_inner,)")

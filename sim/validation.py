@@ -135,15 +135,23 @@ def check_state_dims(d_k: Any, d_v: Any) -> tuple[int, int]:
     return d_k, d_v
 
 
-def check_run_size(T: int, d_k: int, d_v: int, keep_states: bool, softmax: bool = False) -> None:
+def check_run_size(T: int, d_k: int, d_v: int, keep_states: bool, softmax: bool = False, *,
+                   work: int | None = None, kept: int | None = None,
+                   names: str = "q, k, v") -> None:
     """A run over T tokens, checked before any work: T ≤ MAX_TOKENS tokens (a Python loop),
     its multiply-adds ≤ MAX_WORK (T·d_k·d_v; softmax T²·(d_k + d_v)/2) and what it keeps
-    ≤ MAX_NUMBERS (the (T, d_k, d_v) states; softmax's (T, T) weights)."""
-    check_budget("q", T, MAX_TOKENS, "the number of tokens T")
-    work = T * (T + 1) // 2 * (d_k + d_v) if softmax else T * d_k * d_v
-    check_budget("q, k, v", work, MAX_WORK, f"the multiply-adds of a run of T = {T:,} tokens")
+    ≤ MAX_NUMBERS (the (T, d_k, d_v) states; softmax's (T, T) weights).
+
+    A rule that does more per token or keeps more passes its own `work` or `kept` (e.g.
+    DeltaProduct's T·n_h·d_k·d_v multiply-adds, log-linear's T·(L + 1)·d_k·d_v kept levels);
+    `names` are the arguments that set the work (Mamba's u, delta, A)."""
+    check_budget(names.split(",")[0], T, MAX_TOKENS, "the number of tokens T")
+    if work is None:
+        work = T * (T + 1) // 2 * (d_k + d_v) if softmax else T * d_k * d_v
+    check_budget(names, work, MAX_WORK, f"the multiply-adds of a run of T = {T:,} tokens")
     if keep_states:
-        kept = T * T if softmax else T * d_k * d_v
+        if kept is None:
+            kept = T * T if softmax else T * d_k * d_v
         check_budget("keep_states", kept, MAX_NUMBERS,
                      f"the numbers kept over T = {T:,} tokens (pass keep_states=False to keep "
                      "only the final state)")

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import sim
-from sim import parallel, random_features, recall, scenarios
+from sim import log_linear, parallel, random_features, recall, scenarios, selective_ssm
 
 Q3 = np.ones((3, 2))
 
@@ -187,3 +187,85 @@ def test_recall_curve_and_relative_error_are_bounded() -> None:
     _refused(lambda: recall.relative_error(np.ones((2, 2)), np.ones((3, 2))),
              r"^target: expected the shape of retrieved \(2, 2\)")
     np.testing.assert_array_equal(recall.relative_error([[1.0, 1.0]], [[2.0, 2.0]]), [0.5])
+
+
+# ---------------------------------------------------------------------------------------------
+# The rules added after issue 18 (fuzz 2026-12-03 N3) take sim.run's budget too: MAX_TOKENS,
+# MAX_WORK, MAX_NUMBERS. "Before allocating" is held strictly: np.empty, np.zeros and np.ones
+# raise while a case runs, so the unguarded code fails at once instead of running for minutes.
+
+def _same(shape: tuple[int, ...], value: float = 0.5) -> np.ndarray:
+    """An array of `shape` holding one number (zero strides): a huge input that takes no memory."""
+    return np.lib.stride_tricks.as_strided(np.full(1, value), shape=shape,
+                                           strides=(0,) * len(shape))
+
+
+@pytest.fixture
+def no_allocation(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("empty", "zeros", "ones"):
+        def refuse(*args, _name=name, **kwargs):
+            raise AssertionError(f"np.{_name}{args} was asked for before the size check")
+        monkeypatch.setattr(np, name, refuse)
+
+
+TOO_MANY = 2**21  # tokens, twice MAX_TOKENS
+X = _same((TOO_MANY, 1))
+K3, V3 = _same((TOO_MANY, 1, 1)), _same((TOO_MANY, 1, 1))  # DeltaProduct: n_h = 1
+NEW_RULES_AT_2_21 = {
+    "rwkv7": lambda: sim.run("rwkv7", X, X, X, alpha=0.9, beta=0.5),
+    "rwkv6": lambda: sim.run("rwkv6", X, X, X, alpha=0.9, bonus=0.5),
+    "mamba1": lambda: sim.run("mamba1", X, X, X, alpha=0.9, keep_states=False),
+    "deltaproduct": lambda: sim.run("deltaproduct", X, K3, V3, alpha=0.9, beta=0.5),
+    "log_linear": lambda: sim.run("log_linear", X, X, X, alpha=0.5, keep_states=False),
+    "log_linear chunkwise": lambda: log_linear.run_chunkwise(X, X, X, alpha=0.5, chunk_size=4),
+}
+
+
+@pytest.mark.parametrize("call", NEW_RULES_AT_2_21.values(), ids=NEW_RULES_AT_2_21)
+def test_new_rules_refuse_t_past_max_tokens_before_allocating(call, no_allocation) -> None:
+    _refused(call, r"^q: the number of tokens T would be 2,097,152; accepted: at most 1,048,576$")
+
+
+def test_selective_scan_refuses_t_past_max_tokens_before_allocating(no_allocation) -> None:
+    _refused(lambda: selective_ssm.selective_scan(X, X, [[-1.0]], X, X),
+             r"^u: the number of tokens T would be 2,097,152; accepted: at most 1,048,576$")
+
+
+def test_selective_scan_refuses_its_kept_states_before_allocating(no_allocation) -> None:
+    # the finding: T = 200,000, d_inner = N = 64 was a bare 6.10 GiB MemoryError after 8 s
+    u = _same((200_000, 64))
+    A = -np.linspace(1.0, 2.0, 64 * 64).reshape(64, 64)
+    B = _same((200_000, 64))
+    _refused(lambda: selective_ssm.selective_scan(u, u, A, B, B),
+             r"^u, A: the states h \(T, d_inner, N\) of T = 200,000 tokens would be 819,200,000; "
+             r"accepted: at most 134,217,728$")
+
+
+def test_log_linear_keep_states_counts_every_level(no_allocation) -> None:
+    # the finding: (4096, 96) inputs asked numpy for (4096, 13, 96, 96) levels, 3.66 GiB
+    x = _same((4096, 96), 0.01)
+    _refused(lambda: sim.run("log_linear", x, x, x, alpha=0.5),
+             r"^keep_states: the numbers kept over T = 4,096 tokens \(pass keep_states=False to "
+             r"keep only the final state\) would be 528,482,304; accepted: at most 134,217,728$")
+
+
+def test_new_rules_refuse_work_past_max_work(no_allocation) -> None:
+    x = _same((2**11, 2**11))  # 2^33 multiply-adds, twice MAX_WORK
+    gates = {"rwkv7": {"alpha": 0.9, "beta": 0.5}, "rwkv6": {"alpha": 0.9, "bonus": 0.5},
+             "log_linear": {"alpha": 0.5}}
+    for rule, given in gates.items():
+        _refused(lambda r=rule, g=given: sim.run(r, x, x, x, keep_states=False, **g),
+                 r"^q, k, v: the multiply-adds of a run of T = 2,048 tokens would be ")
+    # DeltaProduct does n_h delta steps per token: T·n_h·d_k·d_v = 32·33·2^22, past 2^32 only
+    # because of n_h
+    q, k = _same((32, 2**11)), _same((32, 33, 2**11))
+    _refused(lambda: sim.run("deltaproduct", q, k, k, alpha=0.9, beta=0.5, keep_states=False),
+             r"^q, k, v: the multiply-adds of a run of T = 32 tokens would be 4,429,185,024; "
+             r"accepted: at most 4,294,967,296$")
+
+
+def test_mamba1_refuses_its_per_cell_decays_when_states_are_not_kept(no_allocation) -> None:
+    x = _same((2**12, 2**8))  # α (T, d_k, d_v) alone is 2^28 numbers
+    _refused(lambda: sim.run("mamba1", x, x, x, alpha=0.9, keep_states=False),
+             r"^alpha: the per-cell decays \(T, d_k, d_v\) of T = 4,096 tokens would be "
+             r"268,435,456; accepted: at most 134,217,728$")
