@@ -371,7 +371,16 @@ def _nemotron_pattern(r: Reader) -> str:
                 raise ValueError(f"hybrid_override_pattern[{i}]: cannot interpret "
                                  f"{quote(symbol)}; understood: M, *, -, E")
         patterns["hybrid_override_pattern"] = pattern
-    if r.has("layers_block_type") or not patterns:
+    if not patterns and not r.has("layers_block_type"):
+        # the published files spell it hybrid_override_pattern; name that one first (fuzz N13)
+        layers = r.config.get("num_hidden_layers")
+        which = (f"which of its {layers:,} layers (num_hidden_layers)"
+                 if isinstance(layers, int) and not isinstance(layers, bool) and 0 < layers
+                 <= MAX_MIXERS else "which layers")
+        raise ValueError(f"hybrid_override_pattern: missing (or layers_block_type); this "
+                         f"architecture needs one of them to know {which} are Mamba-2 (M), "
+                         "attention (*), MLP (-) or MoE (E)")
+    if r.has("layers_block_type"):
         blocks = r.config.get("layers_block_type")
         n = len(blocks) if isinstance(blocks, list) else 0
         patterns["layers_block_type"] = _kinds_by_layer(r, "layers_block_type", n,

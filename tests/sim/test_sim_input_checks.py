@@ -98,6 +98,14 @@ def test_fields_that_contradict_each_other_are_both_named() -> None:
     nemotron["layers_block_type"] = ["mamba"] * 52
     with pytest.raises(ValueError, match=r"^hybrid_override_pattern, layers_block_type: the two"):
         from_hf_config(nemotron)
+    # fuzz N13: without its pattern the file was told "layers_block_type: expected a list, got
+    # null", a field it never had; the published spelling comes first, with the layers it has
+    del nemotron["hybrid_override_pattern"], nemotron["layers_block_type"]
+    with pytest.raises(ValueError, match=r"^hybrid_override_pattern: missing \(or "
+                                         r"layers_block_type\); this architecture needs one of "
+                                         r"them to know which of its 52 layers "
+                                         r"\(num_hidden_layers\) are Mamba-2"):
+        from_hf_config(nemotron)
     gemma = _fixture("recurrentgemma-2b")
     gemma["_block_types"] = ["attention"]
     with pytest.raises(ValueError, match=r"^block_types, _block_types: the two spellings"):
