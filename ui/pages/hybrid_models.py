@@ -215,6 +215,10 @@ class CustomModelBoxes:
                     updates = {k: v for k, v in updates.items() if k != name}
                     notices.append(f"Ignored {self.link_keys.get(name, name)} from the link: "
                                    f"{plain(err, 300)}")
+        if updates.get("custom_config") and "custom" not in updates:  # a config.json alone (the
+            # zoo's pasted file): the custom model is what it reads as, its weights counted
+            model = hf_config.from_hf_config(updates["custom_config"])[0]
+            updates = {**updates, "custom": cache.model_to_dict(model)}
         return notices + super().apply_link_settings(updates)
 
     def link_note(self) -> str:

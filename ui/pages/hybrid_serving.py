@@ -14,7 +14,7 @@ import numpy as np
 
 from sim import engines as sim_engines
 from sim import gpus as sim_gpus
-from sim import hf_config, hf_reader
+from sim import hf_config
 from sim import weights as sim_weights
 from ui.fmt import plain
 from ui.views.hybrid import (
@@ -77,11 +77,13 @@ def engine_table(slot: str, sv, table: dict) -> None:
 
 
 def model_facts(config: dict | None) -> tuple[str | None, int | None]:
-    """(family, the model's own longest context) of a config.json, or (None, None)."""
+    """(family, the model's own longest context) of a config.json, or (None, None). The
+    reader's report names them, also for a family read part by part (deepseek_v32, glm_moe_dsa,
+    nemotron-nas, …), which hf_reader.recognise refuses."""
     if not config:
         return None, None
-    _, inner = hf_reader.unwrap(config)
-    return hf_reader.recognise(inner), hf_config.max_context(inner)
+    report = hf_config.from_hf_config(config)[1]
+    return report["family"], report["max_context"]
 
 
 def engine_options(engine: str, kv_dtype: str, state_dtype: str, family: str | None,
