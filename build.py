@@ -31,6 +31,7 @@ from sitebuild import (
     snapshot,
     static,
     wheels,
+    zoo,
 )
 from sitebuild.policy import content_security_policy  # noqa: F401 (serve.py, tests/e2e)
 
@@ -65,6 +66,7 @@ def main() -> None:
     build_id = buildinfo.compute_build_id(out)                       # names the pages and the cache
     sizes = pages.download_sizes(out, lock, packages)
     written = pages.render_pages(out, packages, sizes, build_id, ahead, args.allow_missing, args.only, saved)
+    written += zoo.write_zoo(out, build_id)                          # every model, its figures from sim
     policy.add_content_security_policy(out)
     offline.write_service_worker(out, build_id)                      # lists every file: after the others
     buildinfo.write_build_info(out, lock, official, shipped, sources, written, build_id, how, fonts, saved)
