@@ -41,7 +41,8 @@ __all__ = [
 
 # The rules beyond sim.RULES load on first use, so a page that never names them starts as fast
 # as before (about 17 ms of imports on this machine's CPython).
-_LAZY_MODULES = ("more_rules", "rwkv", "selective_ssm", "deltaproduct", "log_linear", "family")
+_LAZY_MODULES = ("more_rules", "rwkv", "selective_ssm", "deltaproduct", "log_linear", "family",
+                 "gated_deltanet2")
 _LAZY_NAMES = {"selective_scan": "selective_ssm", "FRAME_RULES": "family",
                "FrameFactor": "family", "apply_frame": "family", "frame_parts": "family"}
 

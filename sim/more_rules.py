@@ -1,4 +1,5 @@
-"""The rules beyond `sim.RULES`: RWKV-7, RWKV-6, Mamba-1, DeltaProduct and log-linear attention,
+"""The rules beyond `sim.RULES`: RWKV-7, RWKV-6, Mamba-1, DeltaProduct, log-linear attention and
+Gated DeltaNet-2,
 behind the same `init_state`, `step` and `run` (and reachable through `sim.init_state`,
 `sim.step` and `sim.run` by name).
 
@@ -19,6 +20,8 @@ opts in to them by name from `MORE_RULES`.
                                       beta (T, n_h) ∈ [0, 2]
     log_linear    sim.log_linear      alpha (T,) ∈ (0, 1], level_weights (T, L) ≥ 0,
                                       L = ⌈log₂ T⌉ + 1 (default all 1: Mamba-2)
+    gdn2          sim.gated_deltanet2 alpha (T, d_k) ∈ (0, 1], erase (T, d_k) ∈ [0, 1],
+                                      write (T, d_v) ∈ [0, 1] (Gated DeltaNet-2)
 Every one but log_linear also takes initial_state (d_k, d_v); all take keep_states.
 `step` takes one token's slice of the same (deltaproduct: k (n_h, d_k), v (n_h, d_v), beta
 (n_h,); log_linear: level_weights (L,) with at least bit_length(t) + 1 entries at token t).
@@ -42,6 +45,7 @@ import numpy as np
 
 from . import validation as check
 from .deltaproduct import run_deltaproduct, step_deltaproduct
+from .gated_deltanet2 import run_gdn2, step_gdn2
 from .log_linear import init_state as _init_levels
 from .log_linear import run_log_linear, step_log_linear
 from .registry import MORE_RULES
@@ -51,11 +55,11 @@ from .state import State, Step, Trace
 
 _STEPS: dict[str, Callable[..., Step]] = {
     "rwkv7": step_rwkv7, "rwkv6": step_rwkv6, "mamba1": step_mamba1,
-    "deltaproduct": step_deltaproduct, "log_linear": step_log_linear,
+    "deltaproduct": step_deltaproduct, "log_linear": step_log_linear, "gdn2": step_gdn2,
 }
 _RUNS: dict[str, Callable[..., Trace]] = {
     "rwkv7": run_rwkv7, "rwkv6": run_rwkv6, "mamba1": run_mamba1,
-    "deltaproduct": run_deltaproduct, "log_linear": run_log_linear,
+    "deltaproduct": run_deltaproduct, "log_linear": run_log_linear, "gdn2": run_gdn2,
 }
 
 

@@ -11,10 +11,11 @@ it.
     decay     decays S by a gate, then adds k vᵀ                        retnet, mamba2, gla, rwkv6,
                                                                         mamba1, log_linear
     delta     erases what a key points at before it writes (β, a        deltanet, gated_deltanet,
-              read-back and an error per token)                         kda, rwkv7, deltaproduct
+              read-back and an error per token)                         kda, rwkv7, deltaproduct,
+                                                                        gdn2
 
 `RULES` are the eight rules with the shared inputs (q, k (T, d_k), v (T, d_v), gates of shape
-(T,) or (T, d_k)), implemented in `sim.rules`; `MORE_RULES` the five with other shapes or states,
+(T,) or (T, d_k)), implemented in `sim.rules`; `MORE_RULES` the six with other shapes or states,
 implemented in `sim.more_rules` (see its docstring), which a page opts in to by name.
 """
 
@@ -132,6 +133,11 @@ REGISTRY: dict[str, RuleEntry] = {
         r"S^{(0)}_t = k_t v_t^\top",
         r"o_t = \sum_\ell \lambda_t^{(\ell)} S^{(\ell)\top}_t q_t",
         ("alpha",), "scalar", ("alpha", "level_weights", "keep_states"))),
+    "gdn2": RuleEntry(_MORE_MODULE, "delta", RuleInfo(
+        "gdn2", "Gated DeltaNet-2",
+        r"S_t = \left(I - k_t (b_t \odot k_t)^\top\right) \operatorname{diag}(\alpha_t) S_{t-1}"
+        r" + k_t (w_t \odot v_t)^\top", _READ,
+        ("alpha", "erase", "write"), "channel", ("alpha", "erase", "write", *_RECURRENT_OPTIONS))),
 }
 
 RULES: tuple[str, ...] = tuple(n for n, e in REGISTRY.items() if e.module == _RULES_MODULE)

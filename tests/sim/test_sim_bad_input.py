@@ -51,6 +51,7 @@ KERNELS = {
     # module): their step_* and run_* check once and call these per token (and per chunk)
     "deltaproduct": ("deltaproduct_write",),
     "rwkv": ("rwkv7_write", "rwkv6_token"),
+    "gated_deltanet2": ("gdn2_write",),
     "selective_ssm": ("elementwise_write",),
     "log_linear": ("cascade", "log_linear_token"),
     # not a kernel but a step of run's: the per-token decays of a rule `sim.rules.run` or
@@ -105,6 +106,9 @@ CALLS: dict[str, dict[str, Any]] = {
     "rwkv.step_rwkv6": {"state": sim.more_rules.init_state("rwkv6", 2, 2), "q": A32[0],
                         "k": A32[0], "v": A32[0], "alpha": 0.9, "bonus": 0.5},
     "rwkv.run_rwkv6": {"alpha": 0.9, "bonus": 0.5},
+    "gated_deltanet2.step_gdn2": {"state": sim.more_rules.init_state("gdn2", 2, 2), "q": A32[0],
+                                  "k": A32[0], "v": A32[0], "alpha": 0.9, "erase": 0.5, "write": 0.5},
+    "gated_deltanet2.run_gdn2": {"alpha": 0.9, "erase": 0.5, "write": 0.5},
     "deltaproduct.step_deltaproduct": {
         "state": sim.more_rules.init_state("deltaproduct", 2, 2), "q": A32[0], "k": D2,
         "v": D2 + 1, "alpha": 0.9, "beta": [0.5, 0.5]},

@@ -91,7 +91,7 @@ def test_frame_refuses_bad_input() -> None:
 # --- the registry ----------------------------------------------------------------------------
 
 def test_more_rules_stay_out_of_the_eight() -> None:
-    assert sim.MORE_RULES == ("rwkv7", "rwkv6", "mamba1", "deltaproduct", "log_linear")
+    assert sim.MORE_RULES == ("rwkv7", "rwkv6", "mamba1", "deltaproduct", "log_linear", "gdn2")
     assert set(sim.MORE_RULE_INFO) == set(sim.MORE_RULES)
     assert not set(sim.MORE_RULES) & set(sim.RULES)  # pages enumerating sim.RULES are unchanged
     assert len(sim.RULES) == 8 and not set(sim.MORE_RULES) & set(sim.CHUNKWISE_RULES)
@@ -127,7 +127,8 @@ def _growing(rule: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, A
         k = 3.0 * sim.l2_normalize(rng.standard_normal((T * 2, 2))).reshape(T, 2, 2)
         return q, k, rng.standard_normal((T, 2, 2)), {"alpha": 1.0, "beta": 2.0}
     gates = {"rwkv7": {"alpha": 1.0, "beta": 0.0}, "rwkv6": {"alpha": 1.0, "bonus": 0.0},
-             "mamba1": {"alpha": 1.0}, "log_linear": {"alpha": 1.0}}[rule]
+             "mamba1": {"alpha": 1.0}, "log_linear": {"alpha": 1.0},
+             "gdn2": {"alpha": 1.0, "erase": 0.0, "write": 1.0}}[rule]
     return q, big, big, gates
 
 

@@ -22,7 +22,7 @@ def test_the_table_is_the_public_lists() -> None:
     assert sorted(sum((registry.rules_of(f) for f in registry.FAMILIES), ())) == sorted(
         registry.REGISTRY)
     assert registry.rules_of("delta") == (
-        "deltanet", "gated_deltanet", "kda", "rwkv7", "deltaproduct")
+        "deltanet", "gated_deltanet", "kda", "rwkv7", "deltaproduct", "gdn2")
     assert registry.rules_of("delta", sim.RULES) == ("deltanet", "gated_deltanet", "kda")
 
 

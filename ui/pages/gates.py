@@ -79,7 +79,7 @@ class GatesPage(Page):
     level_ratio = param.Number(0.5, bounds=(0.0, 2.0), step=0.05, doc="r = 1 is Mamba-2",
                                label="Level weights λ = r^ℓ (log-linear)")
     inspect = param.Selector(default="auto", label="Take apart the update of", objects={
-        "first delta rule shown": "auto", **{LABELS[n]: n for n in gr.DELTA_RULES}})
+        "first delta rule shown": "auto", **{LABELS[n]: n for n in gr.DELTA_RULES if n in LABELS}})  # gdn2: sim only
     seed = param.Integer(0, bounds=(0, 2**31 - 1), label="Seed")
     exercise = exercise_setting()
 
