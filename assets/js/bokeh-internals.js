@@ -60,10 +60,8 @@ export function viewsIndexed(fn) {
   try { return fn(); } finally { index = null; }
 }
 
-// Root views that show a given document.
+// Root views that show a given document; every document on screen.
 export const rootViewsOf = (doc) => rootViews().filter((v) => v.model && v.model.document === doc);
-
-// Every document on screen.
 export const documentsOnScreen = () => new Set(rootViews().map((v) => v.model.document));
 
 // [3.9.2] model.hold_render (a Plot property since 3.2): a held figure takes changes but does not
@@ -209,19 +207,12 @@ export async function decodeDocument(item, target) {
   return { doc, render: null };
 }
 
-// [3.9.2] Frees the views rendered inside an element (view.remove()), before the element goes.
-export function removeViewsIn(el) {
+// [3.9.2] Lets go of a page swapped out: the views rendered inside el (view.remove()), and its
+// document from Bokeh.documents, where BokehJS keeps every document it made for good (hybrid's
+// had stayed: two documents of 353 models each). Fallback: the list left as it is.
+export function letGo(el, doc) {
   for (const view of rootViews()) if (view.el && el.contains(view.el)) view.remove();
-}
-
-// [3.9.2] Bokeh.documents: every document embed_items made, kept for good (bokehjs
-// embed/index.ts). Gains: a document swapped out (the page built ahead of time, replaced by a
-// live page of other settings) is let go, with its models and data (it had stayed registered:
-// two documents of 353 models each on hybrid). Fallback: the list left as it is.
-export function forgetDocument(doc) {
-  const list = bokeh() && bokeh().documents;
-  if (!Array.isArray(list)) return;
-  const i = list.indexOf(doc);
+  const list = bokeh() && bokeh().documents, i = Array.isArray(list) && doc ? list.indexOf(doc) : -1;
   if (i >= 0) list.splice(i, 1);
 }
 
@@ -237,8 +228,7 @@ export function wrapOnChange(jsdoc, wrap) {
 // [3.9.2] doc.create_json_patch(events) and doc.apply_json_patch(patch, buffers): the document's
 // changes as Bokeh's JSON patch, and a patch applied (what Panel's worker mode posts both ways,
 // panel/_templates/pyodide_handler.js). Gains: the two documents, here and in the worker, stay
-// one. Fallback: none; without them no setting can reach Python (the page built ahead of time
-// keeps stepping).
+// one. Fallback: none; no setting can reach Python (the page built ahead of time still steps).
 export const createPatch = (doc, events) => doc.create_json_patch(events);
 export const applyPatch = (doc, patch, buffers) => doc.apply_json_patch(patch, buffers);
 

@@ -4,7 +4,8 @@
 import { $, presenting } from "./config.js";
 import { player } from "./player.js";
 import { pickScene } from "./scenes.js";
-import { togglePresent, toggleTheme } from "./theme.js";
+import { toggleTheme } from "./theme.js";
+import { togglePresent } from "./view-switch.js";
 import { canStep } from "./transport.js";
 
 const SLIDER_KEYS = /^(ArrowLeft|ArrowRight|ArrowUp|ArrowDown|Home|End|PageUp|PageDown| )$/;

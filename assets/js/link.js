@@ -7,7 +7,6 @@
 import { allModels } from "./bokeh-internals.js";
 import { $, hasClass, linkContract, pageConfig, presenting, roles } from "./config.js";
 import { player } from "./player.js";
-import { applySettings } from "./python.js";
 import { state } from "./state.js";
 
 // ---- notices (plain text only: nothing from a link or a file is ever read as markup) ------
@@ -150,29 +149,4 @@ function whenSpare() {
 export function urlLater() {
   if (!player.playing) { clearTimeout(urlTimer); writeUrl(); }
   else if (urlTimer === null) urlTimer = setTimeout(whenSpare, 250);
-}
-
-// ---- the worked example one click from the first screen ------------------------------------
-// A page's link to its own settings (an <a> with the settings_link role, href="?preset=..."): with
-// Python running it applies them in place; before, it opens the page with them.
-export function watchSettingsLinks() {
-  document.addEventListener("click", (event) => {
-    const cls = roles().settings_link;
-    const a = event.composedPath().find((el) => el.classList && el.classList.contains(cls));
-    if (!a) return;
-    const wanted = new URLSearchParams(a.getAttribute("href").replace(/^[^?]*\?/, ""));
-    event.preventDefault();
-    if (state.live) {
-      applySettings(wanted.toString()).then((notes) => {
-        if (notes) notice(String(notes));
-        player.reset();
-      }).catch((err) => notice(`Those settings could not be applied (${err.message}).`));
-      return;
-    }
-    const url = new URL(location.href);
-    for (const k of [...url.searchParams.keys()]) if (!isShellKey(k)) url.searchParams.delete(k);
-    for (const [k, v] of wanted) url.searchParams.set(k, v);
-    url.searchParams.set("t", "0");
-    location.assign(url.href);
-  });
 }

@@ -16,7 +16,7 @@
 // joined        first-paint.js  presenter, main                       a promise: the parts set aside have joined
 // live          takeover.js     link, python, presenter, tests        Python has taken the page over
 // adopted       takeover.js     tests                                 ... by linking to the document on screen (nothing swapped)
-// settingsOpen  theme.js        theme, presenter                      the folded settings are shown (the Settings button)
+// settingsOpen  view-switch.js  theme, presenter                      the folded settings are shown (the Settings button)
 // print         print.js        theme, readers                        the page is being printed
 // scale         presenter.js    theme, tests                          the presenter view's figure scale (null: not fitted)
 // wide          presenter.js    theme, tests                          figure key -> a further factor on its width (a Map)

@@ -1,7 +1,7 @@
 // The live page, rendered out of sight, replaces the page built ahead of time in one frame:
 // same t (or the link's), same theme and view, same scroll position. Python calls takeover()
 // (python.js: rendered) once its page is rendered and linked.
-import { forgetDocument, removeViewsIn } from "./bokeh-internals.js";
+import { letGo } from "./bokeh-internals.js";
 import { $ } from "./config.js";
 import { watchFigures } from "./culling.js";
 import { postHeight } from "./embeds.js";
@@ -29,9 +29,8 @@ export function takeover(jsdoc, adopted) {
     live.remove();
   } else {
     const old = $("lab-app");
-    removeViewsIn(old);  // frees the old document's views
+    letGo(old, before !== jsdoc ? before : null);  // its views and its document
     old.remove();
-    if (before && before !== jsdoc) forgetDocument(before);  // and the document itself
     live.id = "lab-app";
     live.removeAttribute("aria-hidden");
   }

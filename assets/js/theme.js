@@ -1,16 +1,14 @@
 // The figures' look for this view: the theme (light / dark: the reader's, a link's or the
 // system's), the presenter view's styling, the folded settings (the Settings button) and
-// print, all applied through restyle.js. Writes state.settingsOpen.
+// print, all applied through restyle.js (the Present and Settings buttons: view-switch.js).
 import { documentsOnScreen } from "./bokeh-internals.js";
-import { $, embedded, presenting } from "./config.js";
-import { setView, writeUrl } from "./link.js";
-import { fitSoon, figureKey } from "./presenter.js";
+import { $, presenting } from "./config.js";
+import { figureKey } from "./fit-measure.js";
 import { player } from "./player.js";
 import { refitTexts, restyle } from "./restyle.js";
-import { syncScenePicker } from "./scenes.js";
 import { state } from "./state.js";
 
-const narrow = () => (typeof matchMedia === "function" ? matchMedia("(max-width: 700px)") : { matches: false });
+export const narrow = () => (typeof matchMedia === "function" ? matchMedia("(max-width: 700px)") : { matches: false });
 // A phone, the presenter view and a named view fold the settings away behind the Settings button.
 export const folded = () => presenting() || narrow().matches || !!state.view;
 
@@ -44,33 +42,9 @@ export function setTheme(name) {
 }
 export const toggleTheme = () => setTheme(document.documentElement.dataset.theme === "dark" ? "light" : "dark");
 
-// Leaving the presenter view goes back to the whole page: no scene, no lesson text at the
-// side, the settings unfolded (the Settings button had stayed behind).
-export function setPresent(on) {
-  document.documentElement.classList.toggle("present", on);
-  $("btn-present").setAttribute("aria-pressed", String(on));
-  if (!on) {
-    document.documentElement.classList.remove("show-text");
-    state.settingsOpen = false;
-    if (state.view && !embedded()) setView("");
-  }
-  syncSettingsButton();
-  syncScenePicker();
-  restyleAll();
-  writeUrl();
-  fitSoon();
-}
-export const togglePresent = () => setPresent(!presenting());
-
-function syncSettingsButton() {
-  const b = $("tp-settings");
-  b.hidden = !folded();
-  b.setAttribute("aria-expanded", String(state.settingsOpen));
-  b.textContent = state.settingsOpen ? "Hide settings" : "Settings";
-}
-
+// The theme follows the system's light/dark setting until the reader picks one here; the
+// heatmaps' numbers and the axis labels are fitted again after new frames and a resize.
 export function watchTheme() {
-  // Follow the system's light/dark setting until the reader picks one here.
   if (window.matchMedia) {
     matchMedia("(prefers-color-scheme: dark)").addEventListener("change", (e) => {
       let saved = null;
@@ -82,17 +56,6 @@ export function watchTheme() {
     });
   }
   $("btn-theme").onclick = toggleTheme;
-  $("btn-present").onclick = togglePresent;
-  $("btn-present").setAttribute("aria-pressed", String(presenting()));
-  $("tp-settings").onclick = () => {
-    state.settingsOpen = !state.settingsOpen;
-    syncSettingsButton();
-    restyleAll();
-    fitSoon();
-  };
-  const q = narrow();
-  if (q.addEventListener) q.addEventListener("change", () => { syncSettingsButton(); restyleAll(); });
-  syncSettingsButton();
   player.onRefresh(() => refitSoon(0));
   addEventListener("resize", () => refitSoon(250));
 }

@@ -67,3 +67,21 @@ test("early.js's imports are named in the page's head (modulepreload): the worke
   // named before the shell's own module, whose forty imports would queue ahead of them
   assert.ok(shell.indexOf('rel="modulepreload"') < shell.indexOf('src="assets/js/main.js"'));
 });
+
+test("no module imports itself through others: the shell's imports form no circle", () => {
+  const graph = Object.fromEntries(modules.map((f) => [f,
+    [...readFileSync(join(DIR, f), "utf8").matchAll(/^import .* from "\.\/([^"]+)";$/gm)].map((m) => m[1])]));
+  const circles = [];
+  const walk = (f, path) => {
+    for (const g of graph[f] || []) {
+      if (path.includes(g)) circles.push([...path.slice(path.indexOf(g)), g].join(" -> "));
+      else if (path.length < modules.length) walk(g, [...path, g]);
+    }
+  };
+  const done = new Set();
+  for (const f of modules) {
+    if (!done.has(f)) walk(f, [f]);
+    done.add(f);
+  }
+  assert.deepEqual([...new Set(circles)], []);
+});

@@ -1,0 +1,31 @@
+// The worked example one click from the first screen: a page's link to its own settings (an
+// <a> with the settings_link role, href="?preset=..."). With Python running it applies them in
+// place; before, it opens the page with them. (Apart from link.js, which python.js imports:
+// this one imports python.js.)
+import { roles } from "./config.js";
+import { isShellKey, notice } from "./link.js";
+import { player } from "./player.js";
+import { applySettings } from "./python.js";
+import { state } from "./state.js";
+
+export function watchSettingsLinks() {
+  document.addEventListener("click", (event) => {
+    const cls = roles().settings_link;
+    const a = event.composedPath().find((el) => el.classList && el.classList.contains(cls));
+    if (!a) return;
+    const wanted = new URLSearchParams(a.getAttribute("href").replace(/^[^?]*\?/, ""));
+    event.preventDefault();
+    if (state.live) {
+      applySettings(wanted.toString()).then((notes) => {
+        if (notes) notice(String(notes));
+        player.reset();
+      }).catch((err) => notice(`Those settings could not be applied (${err.message}).`));
+      return;
+    }
+    const url = new URL(location.href);
+    for (const k of [...url.searchParams.keys()]) if (!isShellKey(k)) url.searchParams.delete(k);
+    for (const [k, v] of wanted) url.searchParams.set(k, v);
+    url.searchParams.set("t", "0");
+    location.assign(url.href);
+  });
+}
