@@ -16,16 +16,21 @@ export LAB_DURATIONS=$out/durations
 : > "$LAB_DURATIONS"
 pytest=("$PY" -m pytest -q -p no:cacheprovider --lane "$lane" -n 2)
 now() { date +%s%N; }
-phase() { echo "$1 $(( ($(now) - $2) / 1000000 ))" >> "$out/times"; }
+# CPU (user + system, ms) of the shell's children that have ended: what a phase used of the two
+# cores, beside its wall time (a phase near 2 cores is bound by CPU; one well under it, by waiting)
+# (read without a subshell: CPU is this shell's, $BASHPID's, children's)
+TICKS=$(getconf CLK_TCK)
+cpu() { local f; read -ra f < "/proc/$BASHPID/stat"; CPU=$(( (f[15] + f[16]) * 1000 / TICKS )); }
+phase() { echo "$1 $(( ($(now) - $2) / 1000000 )) ${3:-}" >> "$out/times"; }
 
 start=$(now)
 echo "$lane lane: tests/sim tests/ui tests/site_build tests/js run while the site builds; their output follows the browser tests'"
-( t=$(now); "${pytest[@]}" --dist worksteal tests/sim tests/ui tests/site_build tests/js > "$out/unit.log" 2>&1
-  rc=$?; phase unit "$t"; exit $rc ) & unit=$!
+( t=$(now); cpu; c=$CPU; "${pytest[@]}" --dist worksteal tests/sim tests/ui tests/site_build tests/js > "$out/unit.log" 2>&1
+  rc=$?; cpu; phase unit "$t" $(( CPU - c )); exit $rc ) & unit=$!
 
-t=$(now)
+t=$(now); cpu; c=$CPU
 $MAKE --no-print-directory -j2 --output-sync=target build browser axe; rc=$?
-phase "build+browser" "$t"
+cpu; phase "build+browser" "$t" $(( CPU - c ))
 # The browser tests wait for the unit tests: on two cores they would share them (and the unit
 # tests' one long page build per page would hold the second e2e worker's core).
 wait $unit; urc=$?
@@ -33,15 +38,16 @@ if [ $rc = 0 ] && [ "$lane" = gate ]; then
   t=$(now); "$PY" -m ruff check .; rc=$?; phase lint "$t"
 fi
 if [ $rc = 0 ]; then
-  t=$(now)
+  t=$(now); cpu; c=$CPU
   "${pytest[@]}" --dist worksteal tests/e2e 2>&1 | tee "$out/e2e.log"; rc=${PIPESTATUS[0]}
-  phase e2e "$t"
+  cpu; phase e2e "$t" $(( CPU - c ))
 fi
 phase total "$start"
 
 echo "----- $lane lane: tests without a browser -----"; cat "$out/unit.log"
 echo "----- $lane lane -----"
-echo "phase times (s):"; awk '{ printf "  %-14s %6.1f\n", $1, $2 / 1000 }' "$out/times"
+echo "phase times (s; CPU-s and cores used where measured):"
+awk '{ printf "  %-14s %6.1f", $1, $2 / 1000; if ($3 != "") printf "   CPU %6.1f  cores %.2f", $3 / 1000, $3 / ($2 > 0 ? $2 : 1); print "" }' "$out/times"
 echo "ten slowest tests (s, setup + call + teardown):"
 sort -rn "$LAB_DURATIONS" | head -10 | awk '{ printf "  %6.1f  %s\n", $1, $2 }'
 grep -h "^tests collected per directory" "$out/unit.log" "$out/e2e.log" 2>/dev/null
