@@ -19,6 +19,7 @@ from tests.e2e.conftest import (
     shot,
     snap,
 )
+from tests.e2e.test_steady_layout import steps_lay_out_nothing
 
 pytestmark = pytest.mark.e2e
 
@@ -258,10 +259,12 @@ def test_the_memory_figures_are_in_one_unit(context, server):
 
 
 @pytest.mark.parametrize("slug", PAGE_SLUGS)
-def test_names_tab_stops_and_one_live_region(context, server, slug):
+def test_names_tab_stops_one_live_region_and_steps_that_lay_out_nothing(context, server, slug):
     """On one page built ahead of time (Python held back), every part joined: the names, the one
-    live region, then the canvases out of the tab order (last: it opens the presenter view)."""
+    live region, steps that lay out no view (test_steady_layout.py), then the canvases out of
+    the tab order (last: it opens the presenter view). One visit a page for the four."""
     page = built(context, server, slug)
     one_live_region_announces_each_step_with_its_caption(page)
     every_control_and_group_has_a_plain_text_name(page, slug)
+    steps_lay_out_nothing(page)
     no_plot_canvas_is_a_tab_stop(page)

@@ -13,8 +13,7 @@ Python is held back: the player steps the page built ahead of time as it steps t
 
 from __future__ import annotations
 
-import pytest
-from conftest import PAGE_SLUGS, open_built, painted
+from conftest import open_built, painted
 
 # Counts every compute_layout of every BokehJS view of the page (roots, layouts, figures):
 # BokehJS calls it when a view's size may have changed, and lays the figures out in it.
@@ -41,15 +40,14 @@ COUNT_LAYOUTS_JS = """() => {
 STEPS = 12  # hybrid's run is 10 steps (its contexts); the others step 12 of theirs
 
 
-@pytest.mark.parametrize("slug", PAGE_SLUGS)
-def test_stepping_lays_out_nothing(context, server, slug):
+def steps_lay_out_nothing(page) -> None:
     """Each step of a run (t = 0 to 12, or to its end) puts its frame into the figures without
-    BokehJS laying out any view: the figures keep their sizes and axes."""
-    # every part joined first: the page is laid out once when the last has (first-paint.js), a
-    # layout that is not the steps' (hybrid's parts, joining a child at a time, were still
-    # joining when the count began)
-    visit = open_built(context, f"{server.url}{slug}.html", join=True)
-    page = visit.page
+    BokehJS laying out any view: the figures keep their sizes and axes. On a page built ahead of
+    time with every part joined (a layout when the last joins is not the steps'; hybrid's parts,
+    joining a child at a time, were still joining when the count began). Run on every page by
+    test_access.py (test_names_tab_stops_one_live_region_and_steps_that_lay_out_nothing: one
+    visit a page for both); the window is put back as it was."""
+    size = page.viewport_size
     page.emulate_media(reduced_motion="reduce")  # a step jumps: its frame at once
     # every figure in view, so every one paints (one out of view holds its repaints)
     page.set_viewport_size({"width": 1280, "height": page.evaluate("document.documentElement.scrollHeight")})
@@ -63,7 +61,10 @@ def test_stepping_lays_out_nothing(context, server, slug):
         painted(page)
     assert int(page.evaluate("window.lab.player.t")) == min(STEPS, t_max)
     assert page.evaluate("window.__layouts") == []
-    assert visit.problems() == []
+    page.set_viewport_size(size)
+    page.emulate_media(reduced_motion="no-preference")
+    page.evaluate("window.lab.player.reset()")
+    painted(page)
 
 
 # The elements of the first readout (a Div whose text the frames set) and their text: the same
