@@ -153,9 +153,14 @@ SETTING_VALUES = {"model_a": "qwen3-next-80b-a3b", "model_b": "kimi-linear-48b-a
                   "state_dtype": "bf16", "sequences": 16, "kv_block": 1000,
                   "custom_config": PRESET_HF_CONFIGS["jamba-v0.1"], "engine": "llama.cpp",
                   "weight_dtype": "int4", "gpu": "MI300X-192GB", "gpu_gib": 24.5,
-                  "overhead_gib": 10.5, "prefix_caching": False, "speculative_tokens": 3}
-SETTING_BUILDS = {"custom": {"model_b": "custom"}, "gpu_gib": {"gpu": "custom"},
-                  "custom_config": {"model_b": "custom", "custom": JAMBA_DICT}}
+                  "overhead_gib": 10.5, "prefix_caching": False, "speculative_tokens": 3,
+                  "custom_b": {"name": "tiny", "layers": [{"kind": "mlp"}]},
+                  "custom_config_b": PRESET_HF_CONFIGS["jamba-v0.1"]}
+# each custom model shows in its own slot (issue 38: B's is no longer A's)
+SETTING_BUILDS = {"custom": {"model_a": "custom"}, "gpu_gib": {"gpu": "custom"},
+                  "custom_config": {"model_a": "custom", "custom": JAMBA_DICT},
+                  "custom_b": {"model_b": "custom"},
+                  "custom_config_b": {"model_b": "custom", "custom_b": JAMBA_DICT}}
 
 
 @pytest.mark.parametrize("name", [n for n in HybridPage.settings() if n not in HybridPage.no_recompute])
@@ -433,9 +438,15 @@ def test_bad_link_values_give_notices_and_keep_the_rest(page, raw, says):
 
 
 def test_a_model_too_big_for_a_link_is_said_before_sharing(page):
-    layers = [{"kind": "mlp"}] * 1500  # 22,516 characters of JSON: 30,022 in base64
+    # a link deflates a long model (1,500 plain MLP layers take 1 KiB), so only one that does
+    # not compress passes: 1,400 layers with random labels, 20,498 characters deflated
+    rng = np.random.default_rng(0)
+    layers = [{"kind": "mlp", "label": f"{int(x):016x}"} for x in rng.integers(0, 2**63, 1400)]
+    assert page.apply_text(json.dumps({"name": "long", "layers": [{"kind": "mlp"}] * 1500}))
+    assert not page.info.visible
     assert page.apply_text(json.dumps({"name": "long", "layers": layers}))
-    assert "Share will leave it out" in page.info.text and page.info.visible
+    assert ("The custom model A takes 20,2" in page.info.text and "Share's link will not bring "
+            "it back" in page.info.text and page.info.visible)
     page.custom = DEFAULT_CUSTOM
     assert not page.info.visible
 
@@ -455,7 +466,9 @@ def test_jamba_under_vllm_at_256k_against_sim_and_by_hand(page):
     state = 28 * 2 * 327680  # 28 Mamba layers, 2 pages each with prefix caching
     assert (vllm.kv_bytes, vllm.state_bytes) == (kv, state) == (4295229440, 18350080)
     text = shown(page)
-    assert "weights in bf16" in text and "96.06 GiB (51.57 billion parameters" in text
+    # the weights as the config.json ships them (issue 38): Jamba's torch_dtype is bfloat16
+    assert "weights as shipped" in text
+    assert "96.06 GiB as shipped in bf16 (51.57 billion parameters" in text
     assert "12.11 billion active" in text
     assert "KV cache, vLLM 0.33.0" in text and "fixed state, vLLM 0.33.0" in text
     assert "+256 KiB (+0.0061%) against the exact 4 GiB, in whole blocks of 80 tokens" in text
@@ -473,28 +486,33 @@ def test_the_verdict_in_one_sentence(page):
     page.show(8)
     verdict = page.run.data["verdict"][8]
     assert verdict.startswith("<b>On the H100 (80 GB)</b>, vLLM 0.33.0 may use 73.28 GiB:")
-    assert ("Jamba-v0.1 does not fit: its weights (96.06 GiB) and 2 GiB of overhead alone pass "
-            "73.28 GiB.") in verdict
+    assert ("Jamba-v0.1 does not fit: its weights (96.06 GiB as shipped in bf16) and 2 GiB of "
+            "overhead alone pass 73.28 GiB.") in verdict
     # Llama-3-8B: 78,679,145,186 − 16,060,522,496 − 2 GiB = 60,471,139,042 bytes for the cache;
     # 2 MiB per 16-token block (32 layers · 64 KiB) → 28,834 blocks = 461,344 tokens, but the
     # longest context is capped at the model's own maximum of 8,192 (issue 38)
     budget = -(-H100_BYTES * 92 // 100) - weights_of("llama-3-8b", "bf16") - 2 * GiB
     assert budget // (32 * 16 * 4096) * 16 == 461344
     assert ("Llama-3-8B fits: 1 sequence of 256K tokens (past its own maximum of 8,192) takes "
-            "48.96 GiB; the longest context for 1 sequence is 8,192 tokens, and at 256K tokens "
-            "at most 1 sequence fits.") in verdict
+            "48.96 GiB, its weights as shipped in bf16; the longest context for 1 sequence is "
+            "8,192 tokens, the model&#x27;s own maximum (the memory alone would hold 461,344 "
+            "tokens), and at 256K tokens at most 1 sequence fits.") in verdict
     page.weight_dtype = "fp8"  # Jamba's 51.57 billion parameters in 48.03 GiB: it fits now
     verdict = page.run.data["verdict"][8]
     v = gpus.gpu_verdict("jamba-v0.1", 262144, 1, "vllm", gpu="H100-80GB", family="jamba",
                          weight_bytes=weights_of("jamba-v0.1", "fp8"), max_context=262144)
-    assert v["fits"] and f"the longest context for 1 sequence is {v['max_tokens']:,} tokens" in verdict
+    assert v["fits"] and "1 sequence of 256K tokens takes 54.05 GiB, its weights in fp8" in verdict
+    assert (f"the longest context for 1 sequence is {v['max_tokens']:,} tokens, the model&#x27;s "
+            f"own maximum (the memory alone would hold {v['max_tokens_memory']:,} tokens)"
+            ) in verdict
     assert f"at 256K tokens at most {v['max_sequences']:,} sequences fit" in verdict
     page.show(10)  # 1M tokens: Llama's 128 GiB of KV cache does not fit
     verdict = page.run.data["verdict"][10]
     assert verdict in page.verdict.div.text
     assert ("Llama-3-8B does not fit with 1 sequence of 1M tokens (past its own maximum of "
-            "8,192), which would take 137.5 GiB; the longest context for 1 sequence is 8,192 "
-            "tokens, and not one sequence of 1M tokens fits."
+            "8,192), which would take 137.5 GiB, its weights in fp8; the longest context for 1 "
+            "sequence is 8,192 tokens, the model&#x27;s own maximum (the memory alone would hold "
+            "522,624 tokens), and not one sequence of 1M tokens fits."
             ) in verdict
 
 
@@ -566,16 +584,18 @@ def test_a_config_json_as_model_b_counts_its_weights(page):
     page.importer.slot.value = "b"
     assert page.importer.read(text) and page.notice == ""
     assert page.model_b == "custom" and page.model_a == "jamba-v0.1"
-    assert "now model B (custom)" in page.importer.report.object
+    assert "now model B (custom model B)" in page.importer.report.object
     served = page.run.data["served"]["b"]
     assert served.weights == weights_of("qwen3-next-80b-a3b", "bf16")
     assert "79.67 billion parameters" in shown(page)
-    expected = engines.allocate(page.custom, 1024, 1, "vllm", family="qwen3_next")
+    expected = engines.allocate(page.custom_b, 1024, 1, "vllm", family="qwen3_next")
     assert served.allocations[0] == expected and expected.block_tokens == 576
+    page.model_a = "custom"  # model A's own custom model, written by hand: no weights to count
     page.apply_text(json.dumps({"name": "hand", "layers": [{"kind": "attention", "kv_heads": 1,
                                                             "head_dim": 64}]}))
-    assert page.custom_config == {}  # edited by hand: no weights to count
+    assert page.custom_config == {} and page.custom_config_b  # B keeps its file
     assert "a model written by hand has no config.json to count from" in shown(page)
+    assert page.run.data["served"]["b"].weights == weights_of("qwen3-next-80b-a3b", "bf16")
 
 
 def test_engine_settings_travel_in_the_link(page, build):
@@ -619,7 +639,7 @@ def test_overhead_prefix_caching_and_speculative_tokens_reach_the_rules(page):
     budget = -(-H100_BYTES * 92 // 100) - weights_of("jamba-v0.1", "bf16") - 10 * GiB
     assert budget < 0 and served.verdicts[5]["budget_bytes"] == budget
     assert f"= −{-budget:,} bytes" in page.lines.div.text
-    assert "its weights (96.06 GiB) and 10 GiB of overhead alone pass 73.28 GiB" in (
+    assert "its weights (96.06 GiB as shipped in bf16) and 10 GiB of overhead alone pass 73.28 GiB" in (
         page.verdict.div.text)
     assert "10 GiB of overhead, KV cache and state" in shown(page)
     # the line of what is on the GPU: weights + 10 GiB + the allocation, at every curve point

@@ -9,7 +9,7 @@ import pytest
 
 from sim.cache import PRESETS, cache_report
 from ui.pages.hybrid import CUSTOM, HybridPage
-from ui.pages.hybrid_models import MAX_FILE_BYTES
+from ui.pages.hybrid_config import MAX_FILE_BYTES
 from ui.views.hybrid import CONTEXTS
 
 FIXTURES = Path(__file__).resolve().parents[1] / "sim" / "hf_configs"
@@ -44,7 +44,8 @@ def test_a_field_it_cannot_interpret_is_named_and_the_last_model_stays(build):
     assert "unknown architecture" in page.importer.report.object
     assert not page.importer.read("{not json")
     assert not page.importer.read(" " * (MAX_FILE_BYTES + 1))
-    assert "at most 64 KiB" in page.importer.report.object
+    assert "the pasted text is more than 8 MiB; a config.json of at most 8 MiB" in (
+        page.importer.report.object)
 
 
 def test_the_report_shows_a_files_names_as_text(build):
@@ -62,10 +63,14 @@ def test_a_dropped_file_is_read_like_a_pasted_one(build):
                                     value=(FIXTURES / "qwen3-next-80b-a3b.json").read_bytes())
     assert page.model_a == CUSTOM and "qwen3_next" in page.importer.report.object
     assert page.importer.box.value.startswith("{")
-    page.importer.file.param.update(filename="big.json", value=b" " * 900_000)
-    assert "big.json is 879 KiB" in page.importer.report.object
+    page.importer.file.param.update(filename="big.json", value=b" " * (MAX_FILE_BYTES + 1))
+    assert "Not read: big.json is 8.1 MiB; a config.json of at most 8 MiB is read" in (
+        page.importer.report.object)
     page.importer.file.param.update(filename="x.json", value=b"\xff\xfe{")
-    assert "not UTF-8" in page.importer.report.object
+    assert "Not read: x.json is not UTF-8 text" in page.importer.report.object
+    # (fuzz P13) an empty file is said, under its own name
+    page.importer.file.param.update(filename="empty.json", value=b"")
+    assert "the file is empty" in page.importer.report.object
 
 
 def test_kv_blocks_beside_the_exact_figure(build):

@@ -9,7 +9,8 @@ allocates, the weights, the GPU's budget and the verdict (ui/pages/hybrid_servin
 byte count is sim's. The views and texts are in ui/views/hybrid.py. A custom model comes from
 the JSON box, a config.json or a link (ui/pages/hybrid_models.py), always through sim's readers,
 which bound size, depth, every number and every count before any work and name the field, value
-and range when they refuse.
+and range when they refuse; models A and B each have one of their own (``custom``,
+``custom_b``), so two pasted config.json files are compared side by side.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from ui.pages.hybrid_engine import WATCHED, engine_knobs, engine_settings, show_
 from ui.pages.hybrid_models import (
     CUSTOM,
     DEFAULT_CUSTOM,
+    SLOT_SETTINGS,
     CustomModelBoxes,
     read_model,  # noqa: F401 (the tests read models as the page does)
 )
@@ -66,38 +68,48 @@ JAMBA_DICT = cache.model_to_dict(hf_config.from_hf_config(PRESET_HF_CONFIGS["jam
 class HybridPage(CustomModelBoxes, Page):
     only_with = {"custom": {"model_a": CUSTOM}, "gpu_gib": {"gpu": CUSTOM},  # shown when chosen
                  "custom_config": {"model_a": CUSTOM, "custom": JAMBA_DICT},
+                 "custom_b": {"model_b": CUSTOM},
+                 "custom_config_b": {"model_b": CUSTOM, "custom_b": JAMBA_DICT},
                  "prefix_caching": {"engine": "vllm"}, "speculative_tokens": {"engine": "vllm"}}
-    examples = {"custom": [{"name": "small", "layers": [
+    _SMALL = {"name": "small", "layers": [
         {"kind": "attention", "count": 2, "kv_heads": 2, "head_dim": 64},
-        {"kind": "recurrent", "count": 6, "state_shape": [4, 64, 64]}]}],
-                "custom_config": [PRESET_HF_CONFIGS["jamba-v0.1"]]}
+        {"kind": "recurrent", "count": 6, "state_shape": [4, 64, 64]}]}
+    examples = {"custom": [_SMALL], "custom_b": [_SMALL],
+                "custom_config": [PRESET_HF_CONFIGS["jamba-v0.1"]],
+                "custom_config_b": [PRESET_HF_CONFIGS["jamba-v0.1"]]}
     link_keys = {"sequences": "batch", "kv_block": "block", "exercise": "ex",  # since the first version
                  "custom_config": "hf", "weight_dtype": "weights", "gpu_gib": "gib",
                  "overhead_gib": "overhead", "prefix_caching": "prefix",
-                 "speculative_tokens": "spec"}
+                 "speculative_tokens": "spec", "custom_config_b": "hf_b"}
     stops = (("4K", "stop_4k"), ("128K", "stop_128k"), ("1M", "stop_1m"),
              ("A's cache passes its state", "stop_cross"))
     named_views = {"memory": "Memory against context, and the verdict", "layers": "The layers of each model"}
 
-    model_a = param.Selector(objects={**PRESET_NAMES, "custom (edited below)": CUSTOM},
+    model_a = param.Selector(objects={**PRESET_NAMES, "custom A (pasted or edited below)": CUSTOM},
                              default="jamba-v0.1", label="Model A")
     model_b = param.Selector(objects={"none": NONE, **PRESET_NAMES,
-                                      "custom (edited below)": CUSTOM},
+                                      "custom B (pasted below)": CUSTOM},
                              default="llama-3-8b", label="Model B (to compare)")
-    custom = param.Dict(DEFAULT_CUSTOM, label="Custom model (JSON)",
-                        doc="The custom model in sim.cache's JSON format")
+    custom = param.Dict(DEFAULT_CUSTOM, label="Custom model A (JSON)",
+                        doc="Model A's custom model in sim.cache's JSON format")
     kv_dtype = param.Selector(objects=list(cache.DTYPE_BYTES), default="bf16",
                               label="KV cache dtype", doc="fp32 4 bytes, bf16/fp16 2, fp8 1")
     state_dtype = param.Selector(objects=list(cache.DTYPE_BYTES), default="fp32",
                                  label="State dtype (the ideal)",
                                  doc="The ideal's state; each engine keeps its own (shown)")
-    custom_config = param.Dict({}, label="config.json of the custom model",
-                               doc="The Hugging Face config.json the custom model was read from "
+    custom_config = param.Dict({}, label="config.json of custom model A",
+                               doc="The Hugging Face config.json custom model A was read from "
                                    "({} for a model written by hand): its weights are counted")
+    custom_b = param.Dict(DEFAULT_CUSTOM, label="Custom model B (JSON)",
+                          doc="Model B's own custom model (a config.json read as model B)")
+    custom_config_b = param.Dict({}, label="config.json of custom model B",
+                                 doc="The Hugging Face config.json custom model B was read from")
     engine = param.Selector(objects={v: k for k, v in ENGINE_NAMES.items()}, default="vllm",
                             label="Engine", doc="Whose allocation rules: docs/engines.md")
-    weight_dtype = param.Selector(objects=list(WEIGHT_DTYPES), default="bf16",
-                                  label="Weight dtype", doc="int4: half a byte and a scale per 128")
+    weight_dtype = param.Selector(objects=list(WEIGHT_DTYPES), default="shipped",
+                                  label="Weight dtype",
+                                  doc="shipped: as the config.json says (its quantization_config, "
+                                      "else torch_dtype); int4: half a byte and a scale per 128")
     gpu = param.Selector(objects={**{gpu_label(n): n for n in GPUS},
                                   "custom size (GiB below)": CUSTOM},
                          default="H100-80GB", label="GPU")
@@ -130,14 +142,16 @@ class HybridPage(CustomModelBoxes, Page):
     # Settings → a run ----------------------------------------------------------------------
     applies_by_link = hybrid_engine.dtypes_by_link  # the dtypes' boxes, hidden before Python
 
-    def load(self, choice: str) -> cache.Model | None:
+    def load(self, choice: str, slot: str = "a") -> cache.Model | None:
+        """Model ``choice`` as slot A or B shows it: "custom" is that slot's own."""
         if choice == NONE:
             return None
-        return (cache.load_model(self.custom, source=CUSTOM_SOURCE) if choice == CUSTOM
-                else cache.PRESETS[choice])
+        if choice != CUSTOM:
+            return cache.PRESETS[choice]
+        return cache.load_model(getattr(self, SLOT_SETTINGS[slot][0]), source=CUSTOM_SOURCE)
 
     def compute(self) -> Run:
-        models = {"a": self.load(self.model_a), "b": self.load(self.model_b)}
+        models = {"a": self.load(self.model_a, "a"), "b": self.load(self.model_b, "b")}
         args = (self.sequences, self.kv_dtype, self.state_dtype)
         reports = {s: None if m is None else [cache.cache_report(m, c, *args, self.kv_block or None)
                                               for c in CONTEXTS]
@@ -147,7 +161,7 @@ class HybridPage(CustomModelBoxes, Page):
                 raise ValueError(f"model {slot.upper()} holds {rs[-1]['total_bytes']:,} bytes at "
                                  f"1M tokens; accepted: at most 2^53 = {MAX_EXACT:,}")
         settings = engine_settings(self)
-        configs = {"a": self.config_of(self.model_a), "b": self.config_of(self.model_b)}
+        configs = {s: self.config_of(getattr(self, f"model_{s}"), s) for s in "ab"}
         served = {s: None if m is None else serve(plain(m.name, 60), m, *configs[s], settings)
                   for s, m in models.items()}
         ts = range(len(CONTEXTS))
@@ -176,18 +190,6 @@ class HybridPage(CustomModelBoxes, Page):
         data["lines"] = [lines_html(t, served) for t in ts]
         data["sources"] = [sources_html(models)] * len(CONTEXTS)
         return Run(t_max=len(CONTEXTS) - 1, data=data, table=table, info=self.link_note())
-
-    def config_of(self, choice: str) -> tuple[dict | None, str]:
-        """The config.json behind a model choice (its weights are counted from it), or None
-        and why not."""
-        if choice in PRESET_HF_CONFIGS:
-            return PRESET_HF_CONFIGS[choice], ""
-        if self.custom_config:  # checked whichever model is shown, so a bad one is refused
-            model, _ = hf_config.from_hf_config(self.custom_config)
-            if cache.model_to_dict(model) == self.custom:
-                return self.custom_config, ""
-            return None, "not counted: the custom model was edited after its config.json was read"
-        return None, "not counted: a model written by hand has no config.json to count from"
 
     def play_exercise(self, exercise) -> tuple[int, ...]:
         """'Show it on the plots': the exercise's model as model A, in the exercise's units."""

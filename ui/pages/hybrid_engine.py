@@ -22,7 +22,7 @@ GiB = 2**30
 SWITCHES = ("prefix_caching", "speculative_tokens")  # read by these engines' rules only:
 SWITCH_ENGINES = ("vllm", "sglang")  # vLLM's state pages, SGLang's radix-cache slots
 DTYPES = ("kv_dtype", "state_dtype")
-WATCHED = ["gpu", "engine", "model_a", "model_b", "custom"]  # what ``shown`` reads
+WATCHED = ["gpu", "engine", "model_a", "model_b", "custom", "custom_b"]  # what ``shown`` reads
 RADIO = {"width": 270, "color": "primary", "variant": "outline"}  # fits the presenter scale
 
 
@@ -59,9 +59,9 @@ def shown_models(page) -> list:
     """The models on the page now (model B may be none); a custom model that cannot be read
     counts as one that holds both (its settings stay while the page says what is wrong)."""
     out = []
-    for choice in (page.model_a, page.model_b):
+    for slot, choice in (("a", page.model_a), ("b", page.model_b)):
         try:
-            out.append(page.load(choice))
+            out.append(page.load(choice, slot))
         except SETTINGS_ERRORS:  # (model B's "none" loads as None, never raises)
             out.append("unread")
     return [m for m in out if m is not None]

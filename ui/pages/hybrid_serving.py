@@ -32,15 +32,17 @@ BILLION = 10**9
 class Served:
     """One model under the page's engine on the page's GPU, at every context of CONTEXTS.
 
-    weights: bytes of the weights (0 when they cannot be counted, ``weights_text`` says why);
-    refusal: why the engine does not run the model ("" when it does); allocations and
+    weights: bytes of the weights: None when a config.json's could not be counted (the
+    verdict is then "cannot judge", never "fits"), 0 for a model with no config.json (written
+    by hand), ``weights_text`` says why; weights_dtype: the dtype counted, in words ("as shipped
+    in MXFP4 and bf16", "in fp8", "" when not counted); refusal: why the engine does not run the model ("" when it does); allocations and
     verdicts: sim.engines.Allocation and sim.gpus.gpu_verdict per context; curve: engine KV,
     state and total, and "gpu" (weights + overhead + total), at CURVE_TOKENS (float64)."""
 
     name: str
     model: object
     engine: str
-    weights: int
+    weights: int | None
     weights_text: str
     usable: int
     overhead: int = sim_gpus.OVERHEAD_BYTES  # the user-set overhead (activations, CUDA graphs), bytes
@@ -49,6 +51,13 @@ class Served:
     allocations: list = dc_field(default_factory=list)
     verdicts: list = dc_field(default_factory=list)
     curve: dict = dc_field(default_factory=dict)
+    weights_dtype: str = ""
+
+    @property
+    def weights_known(self) -> int:
+        """The weights' bytes where they count toward the GPU (0 while unknown: a sum that
+        needs them says so, ``weights is None``)."""
+        return self.weights or 0
 
 
 def gpu_label(name: str) -> str:
@@ -67,7 +76,8 @@ def engine_table(slot: str, sv, table: dict) -> None:
     """The CSV's rows of what the engine allocates (one per context) and of the weights."""
     if sv is None:
         return
-    rows = [("weights", "", f"weights, {sv.weights_text}", 0, 0, sv.weights)]
+    rows = [("weights", "", f"weights, {sv.weights_text}", 0, 0,
+             "" if sv.weights is None else sv.weights)]
     rows += [("engine", a.tokens, f"allocated by {ENGINE_NAMES[sv.engine]}", a.kv_bytes,
               a.state_bytes, a.total_bytes) for a in sv.allocations]
     for section, tokens, label, kv, state, total in rows:
@@ -99,17 +109,35 @@ def engine_options(engine: str, kv_dtype: str, state_dtype: str, family: str | N
     return options | ({"ssm_dtype": state_dtype} if engine == "ideal" else {})
 
 
-def weights_of(config: dict | None, dtype: str, why_not: str) -> tuple[int, str]:
-    """(weight bytes, the figure in words) from a config.json; (0, why) when not countable."""
+def dtype_words(count: sim_weights.ParameterCount, dtype: str) -> str:
+    """The dtype the weights were counted in, in words: "in fp8", or for "shipped" what the
+    config.json says, largest share first ("as shipped in MXFP4 and bf16")."""
+    if dtype != "shipped":
+        return f"in {dtype}"
+    labels = [label for label, _, _ in sorted(count.storage, key=lambda row: -row[1])]
+    listed = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+    return f"as shipped in {listed}"
+
+
+def weights_of(config: dict | None, dtype: str, why_not: str) -> tuple[int | None, str, str]:
+    """(weight bytes, the figure in words, the dtype counted in words) from a config.json.
+    No config.json (a model written by hand): (0, why_not, ""), the weights taken as 0 bytes.
+    A config.json whose weights cannot be counted: (None, why, ""), so no verdict says "fits"
+    (fuzz N1)."""
     if not config:
-        return 0, why_not
+        return 0, why_not, ""
     try:
         count = sim_weights.parameter_count(config)
+        size = sim_weights.weight_bytes(count, dtype)
     except ValueError as err:
-        return 0, f"not counted ({plain(err, 200)})"
-    size = sim_weights.weight_bytes(count, dtype)
-    return size, (f"{fmt_bytes(size)} ({count.total / BILLION:.2f} billion parameters; "
-                  f"{count.active / BILLION:.2f} billion active per token)")
+        return None, f"not counted ({plain(err, 200)})", ""
+    said = dtype_words(count, dtype)
+    split = ""
+    if dtype == "shipped" and len(count.storage) > 1:  # how many parameters each dtype holds
+        split = ": " + ", ".join(f"{label} {params / BILLION:,.2f}B" for label, params, _ in
+                                 sorted(count.storage, key=lambda row: -row[1]))
+    return size, (f"{fmt_bytes(size)} {said} ({count.total / BILLION:.2f} billion parameters"
+                  f"{split}; {count.active / BILLION:.2f} billion active per token)"), said
 
 
 def serve(name: str, model, config: dict | None, why_not: str, s: dict) -> Served:
@@ -123,11 +151,12 @@ def serve(name: str, model, config: dict | None, why_not: str, s: dict) -> Serve
     memory = sim_gpus.gpu_memory_bytes(**gpu)
     usable = sim_gpus.engine_budget(engine, memory, 0, 0)[0]
     family, limit = model_facts(config)
-    weights, said = weights_of(config, s["weight_dtype"], why_not)
+    weights, said, dtype = weights_of(config, s["weight_dtype"], why_not)
     options = engine_options(engine, s["kv_dtype"], s["state_dtype"], family,
                              s.get("prefix_caching", True), s.get("speculative_tokens", 0))
     overhead = s.get("overhead_bytes", sim_gpus.OVERHEAD_BYTES)
-    out = Served(name, model, engine, weights, said, usable, overhead, max_context=limit)
+    out = Served(name, model, engine, weights, said, usable, overhead, max_context=limit,
+                 weights_dtype=dtype)
     try:
         run = sim_engines.prepare(model, engine, **options)
     except ValueError as err:
@@ -139,7 +168,8 @@ def serve(name: str, model, config: dict | None, why_not: str, s: dict) -> Serve
         return out
     out.allocations = [run(c, n) for c in CONTEXTS]
     points = [run(int(x), n) for x in CURVE_TOKENS]
-    top = max(points[-1].total_bytes, out.allocations[-1].total_bytes) + weights + overhead
+    top = (max(points[-1].total_bytes, out.allocations[-1].total_bytes) + out.weights_known
+           + overhead)
     if top > MAX_EXACT:
         raise ValueError(f"{name}: {top:,} bytes at 1M tokens under {ENGINE_NAMES[engine]}; "
                          f"accepted: at most 2^53 = {MAX_EXACT:,}")
@@ -147,6 +177,7 @@ def serve(name: str, model, config: dict | None, why_not: str, s: dict) -> Serve
                                          overhead_bytes=overhead, max_context=limit, **options)
     kv = np.array([p.kv_bytes for p in points], dtype=float)
     state = np.array([p.state_bytes for p in points], dtype=float)
-    out.curve = {"kv": kv, "state": state, "total": kv + state,
-                 "gpu": kv + state + float(weights + overhead)}
+    on_gpu = (np.full(kv.shape, np.nan) if weights is None  # unknown: no line, not a guess
+              else kv + state + float(weights + overhead))
+    out.curve = {"kv": kv, "state": state, "total": kv + state, "gpu": on_gpu}
     return out

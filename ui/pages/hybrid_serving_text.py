@@ -84,6 +84,11 @@ def engine_rows(t: int, served: dict, reports: dict) -> dict[str, list[str]]:
         rows["state_engine"].append(f"<b>{fmt_bytes(a.state_bytes)}</b>: "
                                     f"{state_note(a, state_layers)}"
                                     if a.state_bytes else "no fixed state")
+        if sv.weights is None:
+            rows["on_gpu"].append(f"not judged: the weights were not counted, besides which "
+                                  f"{fmt_bytes(sv.overhead)} of overhead, KV cache and state "
+                                  f"take {fmt_bytes(sv.overhead + a.total_bytes)}")
+            continue
         total = sv.weights + sv.overhead + a.total_bytes
         rows["on_gpu"].append(f"<b>{fmt_bytes(total)}</b> ({percent(total, sv.usable)} of the "
                               f"{fmt_bytes(sv.usable)} it may use): weights, "
@@ -93,40 +98,71 @@ def engine_rows(t: int, served: dict, reports: dict) -> dict[str, list[str]]:
 
 def engine_row_names(engine: str, weight_dtype: str) -> dict[str, str]:
     name = ENGINE_NAMES[engine]
-    return {"weights": f"weights in {weight_dtype}", "kv_engine": f"KV cache, {name}",
+    weights = "weights as shipped" if weight_dtype == "shipped" else f"weights in {weight_dtype}"
+    return {"weights": weights, "kv_engine": f"KV cache, {name}",
             "state_engine": f"fixed state, {name}", "on_gpu": "on the GPU in all"}
 
 
+def longest_text(v: dict, limit: int | None) -> str:
+    """The longest context in words; capped at the model's own maximum, it says so and what
+    the memory alone would hold (sim.gpus: max_tokens is capped, max_tokens_memory is not)."""
+    memory = v.get("max_tokens_memory", v["max_tokens"])
+    held = ("any context (its memory stops growing)" if memory >= sim_cache.MAX_TOKENS
+            else f"{count(memory)} tokens")
+    if limit is not None and memory > limit:
+        return (f"{count(limit)} tokens, the model's own maximum (the memory alone would hold "
+                f"{held.removesuffix(' (its memory stops growing)')})")
+    return held
+
+
+def weights_said(sv: Served) -> str:
+    """Which weights the verdict counted, in words."""
+    if sv.weights is None:
+        return "its weights not counted"
+    if not sv.weights_dtype:  # a model with no config.json: the weights are taken as 0 bytes
+        return "its weights taken as 0 bytes (not counted: no config.json)"
+    return f"its weights {sv.weights_dtype}"
+
+
 def verdict_text(sv: Served, t: int, sequences: int) -> str:
-    """One sentence: does it fit; the longest context for these sequences, and the most
-    sequences at this context. Plain text (names escaped by the caller)."""
+    """One sentence: does it fit, with which weights (the dtype counted); the longest context
+    for these sequences (capped at the model's own maximum, and said so), and the most
+    sequences at this context. "Cannot judge" when the weights could not be counted. Plain
+    text (names escaped by the caller)."""
     name, tokens = sv.name, context_label(CONTEXTS[t])
     if sv.refusal:
         return f"{ENGINE_NAMES[sv.engine]} does not run {name} ({sv.refusal})."
     v = sv.verdicts[t]
     seqs = f"{sequences:,} sequence{'s' if sequences != 1 else ''}"
+    limit = sv.max_context
+    beyond = f" (past its own maximum of {count(limit)})" if v["beyond_max_context"] else ""
+    if sv.weights is None:
+        return (f"Cannot judge whether {name} fits: its weights were not counted "
+                f"({sv.weights_text.removeprefix('not counted (').removesuffix(')')}); "
+                f"besides them, {seqs} of {tokens} tokens{beyond} allocate"
+                f"{'s' if sequences == 1 else ''} {fmt_bytes(v['allocated_bytes'])} and the "
+                f"overhead is {fmt_bytes(sv.overhead)}.")
     on_gpu = fmt_bytes(sv.weights + sv.overhead + v["allocated_bytes"])
+    weights = weights_said(sv)
     if v["max_tokens"] is None:
         if v["budget_bytes"] < 0:
-            return (f"{name} does not fit: its weights ({fmt_bytes(sv.weights)}) and "
+            return (f"{name} does not fit: its weights ({fmt_bytes(sv.weights)} "
+                    f"{sv.weights_dtype or 'taken as 0 bytes'}) and "
                     f"{fmt_bytes(sv.overhead)} of overhead alone pass "
                     f"{fmt_bytes(sv.usable)}.")
-        return f"{name} does not fit: the fixed state of {seqs} alone passes what the weights leave."
-    limit = sv.max_context
-    longest = ("any context (its memory stops growing)" if v["max_tokens"] >= sim_cache.MAX_TOKENS
-               else f"{count(v['max_tokens'])} tokens")
-    if limit is not None and v["max_tokens"] > limit:
-        longest += f" (past its own maximum of {count(limit)})"
+        return (f"{name} does not fit: the fixed state of {seqs} alone passes what the weights "
+                f"leave ({weights}).")
+    longest = longest_text(v, limit)
     most = v["max_sequences"]
     most_text = (f"at {tokens} tokens at most {most:,} sequence{'s fit' if most != 1 else ' fits'}"
                  if most else f"not one sequence of {tokens} tokens fits")
-    beyond = f" (past its own maximum of {count(limit)})" if v["beyond_max_context"] else ""
     if v["fits"]:
         return (f"{name} fits: {seqs} of {tokens} tokens{beyond} take"
-                f"{'s' if sequences == 1 else ''} {on_gpu}; the longest context for {seqs} is "
-                f"{longest}, and {most_text}.")
+                f"{'s' if sequences == 1 else ''} {on_gpu}, {weights}; the longest context "
+                f"for {seqs} is {longest}, and {most_text}.")
     return (f"{name} does not fit with {seqs} of {tokens} tokens{beyond}, which would take "
-            f"{on_gpu}; the longest context for {seqs} is {longest}, and {most_text}.")
+            f"{on_gpu}, {weights}; the longest context for {seqs} is {longest}, and "
+            f"{most_text}.")
 
 
 def verdict_html(t: int, served: dict, sequences: int, gpu_name: str, usable: int) -> str:
@@ -153,7 +189,8 @@ def lines_html(t: int, served: dict) -> str:
             continue
         lines = ([f"not run: {sv.refusal}"] if sv.refusal else
                  [*sv.allocations[t].lines, *sv.verdicts[t]["lines"]])
-        lines.insert(0, f"weights: {sv.weights_text}" if sv.weights else
+        lines.insert(0, f"weights: {sv.weights_text}" if sv.weights or sv.weights_dtype else
+                     f"weights: {sv.weights_text}; not judged" if sv.weights is None else
                      f"weights: {sv.weights_text}; counted as 0 bytes")
         parts.append(f"<p><b>{slot.upper()}: {text(sv.name, 60)}</b></p><ul>"
                      + "".join(f"<li>{text(in_words(line), 600)}</li>" for line in lines)

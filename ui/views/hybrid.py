@@ -317,15 +317,18 @@ class MemoryPlot(View):
                                 f"total {fmt_bytes(r['total_bytes'])}")
                     continue
                 a = sv.allocations[t]
-                on_gpu = sv.weights + sv.overhead + a.total_bytes
+                # weights not counted: nothing is drawn or said for what sits on the GPU
+                on_gpu = None if sv.weights is None else sv.weights + sv.overhead + a.total_bytes
                 for y in (on_gpu, a.total_bytes, a.kv_bytes, a.state_bytes):
-                    if y > 0:
+                    if y:
                         xs.append(float(tokens))
                         ys.append(float(y))
                         colours.append(SLOT_COLOURS[slot])
                 held = ", ".join(f"{what} {fmt_bytes(b)}" for what, b in (
                     ("KV cache", a.kv_bytes), ("state", a.state_bytes)) if b) or "nothing"
-                said.append(f"{slot.upper()} on the GPU {fmt_bytes(on_gpu)} ({held} as "
+                where = ("weights not counted" if on_gpu is None
+                         else f"on the GPU {fmt_bytes(on_gpu)}")
+                said.append(f"{slot.upper()} {where} ({held} as "
                             f"allocated; ideal total {fmt_bytes(r['total_bytes'])})")
             out["now_x"].append(xs)
             out["now_y"].append(ys)
@@ -350,7 +353,8 @@ def curve_data(slot: str, model, args, served) -> dict:
              "kv_cache_bytes": served.curve["kv"], "state_bytes": served.curve["state"],
              "ideal_bytes": nan if served.engine == "ideal" else ideal}
     out = {f"{slot}_{k}": np.where(curve[k] > 0, curve[k], np.nan) for k, *_ in SERIES}
-    out[f"{slot}_gpu_text"] = [fmt_bytes(b) if np.isfinite(b) else "not run"
+    missing = "weights not counted" if served.weights is None else "not run"
+    out[f"{slot}_gpu_text"] = [fmt_bytes(b) if np.isfinite(b) else missing
                                for b in served.curve["gpu"]]
     return out
 
