@@ -123,7 +123,7 @@ export function fitPresenter(full) {
       }
       if (!fullNow && !overflows(await settled(player.doc))) continue;
       const root = document.documentElement;
-      if (state.fitted > 0) holdStill();  // a refit: what was fitted stays on screen meanwhile
+      holdStill();  // what is on the stage stays on screen meanwhile (the first fit too: it had left it blank for 1.6 s)
       root.classList.add("fitting");
       const t0 = performance.now();
       // the same page, build, settings and screen fitted before: one layout, if it still fits
