@@ -81,7 +81,8 @@ def test_sorting_and_filtering(context, server):
 @pytest.mark.parametrize("model", ["jamba-v0.1", "gpt-oss-120b"])
 def test_a_rows_link_opens_the_hybrid_page_with_the_same_figures(context, server, model):
     page, _, _ = open_zoo(context, server)
-    row = page.locator(f"#m-{model.replace('.', '\\\\.')}")
+    escaped = model.replace(".", "\\.")  # a CSS id selector with a dot in it
+    row = page.locator(f"#m-{escaped}")
     shown = {col: row.locator(f"[data-col={col}]").inner_text() for col in ("kv1M", "weights")}
     ideal = row.locator("[data-col=kv1M] .ideal").inner_text()
     href = row.locator("a.zoo-open").get_attribute("href")
