@@ -137,7 +137,7 @@ def verdict_text(sv: Served, t: int, sequences: int) -> str:
     limit = sv.max_context
     beyond = f" (past its own maximum of {count(limit)})" if v["beyond_max_context"] else ""
     if sv.weights is None:
-        return (f"Cannot judge whether {name} fits: its weights were not counted "
+        return (f"Cannot judge whether {name} fits, because its weights were not counted "
                 f"({sv.weights_text.removeprefix('not counted (').removesuffix(')')}); "
                 f"besides them, {seqs} of {tokens} tokens{beyond} allocate"
                 f"{'s' if sequences == 1 else ''} {fmt_bytes(v['allocated_bytes'])} and the "
