@@ -123,6 +123,7 @@ bench: build browser
 	$(PY) bench/boot.py
 	$(PY) bench/frames.py
 	$(PY) bench/jank.py
+	$(PY) bench/network.py
 
 clean:
 	rm -rf dist .pytest_cache
