@@ -164,8 +164,11 @@ def no_plot_canvas_is_a_tab_stop(page):
     page.locator("#btn-present").click()  # the presenter view re-renders figures
     page.wait_for_function("document.documentElement.classList.contains('present')")
     painted(page)
-    page.wait_for_timeout(300)  # the relabelling after a refresh (120 ms after it)
-    assert page.evaluate(FOCUSABLE_CANVAS_JS)["stops"] == 0
+    # the relabelling after a refresh (120 ms after it): waited for as a state, not a time
+    try:
+        page.wait_for_function(f"({FOCUSABLE_CANVAS_JS})().stops === 0", timeout=5_000)
+    finally:
+        assert page.evaluate(FOCUSABLE_CANVAS_JS)["stops"] == 0
 
 
 # Every element the browser would read out on a change of its text: aria-live (not off),

@@ -17,6 +17,7 @@ import panel as pn
 
 from sim import cache, hf_config
 from sim.presets import PRESET_HF_CONFIGS
+from ui.contract import role
 from ui.fmt import plain
 from ui.page import SETTINGS_ERRORS
 from ui.pages.hybrid_config import ConfigImport, read_config_text
@@ -180,4 +181,4 @@ class CustomModelBoxes:
                            pn.pane.Bokeh(self.editor_message), apply, sizing_mode="stretch_width")
         return style_widget(pn.Tabs(("Model as JSON", editor), (
             "Hugging Face config.json", self.importer.panel()), sizing_mode="stretch_width",
-            css_classes=["lab-secondary"]))
+            css_classes=[role("secondary")]))
