@@ -37,6 +37,12 @@ export function embedAsked(search = location.search, shell = linkContract().shel
   const all = new URLSearchParams(search).getAll("embed");
   return all.length > 0 && shell.embed.on.includes(all[all.length - 1].trim().toLowerCase());
 }
+// Does the browser ask to save data, or say its link is slow (navigator.connection, where it
+// exists: Chromium; effectiveType 3g and below carry Python's 30 MB in minutes)? A page opened
+// whole then starts Python only when it is wanted, as an embed does (wanted.js).
+export function savesData(connection = typeof navigator === "undefined" ? undefined : navigator.connection) {
+  return !!connection && (connection.saveData === true || ["slow-2g", "2g", "3g"].includes(String(connection.effectiveType)));
+}
 
 // Two animation frames: what was changed before is on screen.
 export const twoFrames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));

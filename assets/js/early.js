@@ -7,8 +7,9 @@
 // boot-early.js instead (0.25 s) made no page live sooner and the first plot later: the start
 // is bound by CPU, not by this order.
 // python.js takes the worker over (main.js starts it if this one did not run). An embed
-// (?embed=1) starts nothing here: its Python waits until it is wanted, in view (wanted.js).
-import { embedAsked } from "./config.js";
+// (?embed=1), or a browser that asks to save data, starts nothing here: Python waits until it
+// is wanted (wanted.js).
+import { embedAsked, savesData } from "./config.js";
 import { startWorker } from "./worker-start.js";
 
-try { if (!embedAsked()) startWorker(); } catch (err) { /* python.js starts it again and says what failed */ }
+try { if (!embedAsked() && !savesData()) startWorker(); } catch (err) { /* python.js starts it again and says what failed */ }

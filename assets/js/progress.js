@@ -25,7 +25,14 @@ export const waitingFor = () => state.ownSettings
 // leaves it), then the usual progress replaces it.
 export const COLD = "The settings start when you use them.";
 export const COLD_FIGURES = "Step, Back and Play work now.";
-export const coldStage = () => stage("cold", COLD, COLD_FIGURES, 0);
+// a page opened whole on a data saver or a slow link (config.js savesData): why it waits too
+export const savingFigures = (mb) => `Step, Back and Play work now; on a data saver or a slow link Python (${mb} MB) loads only then.`;
+export const coldStage = (saving = false) => stage("cold", COLD, saving ? savingFigures(MB(startBytes())) : COLD_FIGURES, 0);
+// What Python's start downloads: the runtime, and with a snapshot its two files.
+function startBytes() {
+  const snap = pageConfig().worker && pageConfig().worker.snapshot;
+  return pageConfig().sizes.core + (snap ? snap.heap_gzip_bytes + snap.bundle_gzip_bytes : 0);
+}
 
 // Python could not start. With the page built ahead of time on screen, say what still works.
 // retry, when given, is what "Try again" does instead of reloading (the page, its t and its
@@ -83,8 +90,7 @@ export const counted = { core: 0, wheels: 0, wheelFiles: 0 };
 
 // The runtime's download: with a snapshot, its two files are part of it (and no wheel is).
 export function progressRuntime() {
-  const snap = pageConfig().worker && pageConfig().worker.snapshot;
-  const total = pageConfig().sizes.core + (snap ? snap.heap_gzip_bytes + snap.bundle_gzip_bytes : 0);
+  const total = startBytes();
   stage("runtime", waitingFor(), `downloading the Python runtime ${MB(counted.core)} / ${MB(total)} MB`, 0.45 * counted.core / total);
 }
 export function progressPackages() {

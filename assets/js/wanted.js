@@ -1,4 +1,6 @@
-// When Python starts. A page opened whole starts it at once (early.js, from the page's head). An
+// When Python starts. A page opened whole starts it at once (early.js, from the page's head),
+// unless the browser asks to save data or says its link is slow (config.js savesData): then, as
+// an embed, it waits to be wanted. An
 // embed (?embed=1: a course page's iframe, often several on one page; each live embed holds
 // hundreds of MB and downloaded about 30 MB) starts nothing of Python until it is wanted: a
 // pointer down, focus or a key inside the settings (a slider's handle takes focus even while the
@@ -9,7 +11,7 @@
 // element does not intersect the top-level viewport (an IntersectionObserver with no root
 // reports it, across origins too). Wanted while out of view, it starts once it comes into view.
 // Writes state.python: "waiting" (an embed, until it is wanted and in view), then "started".
-import { embedded, roles } from "./config.js";
+import { embedded, roles, savesData } from "./config.js";
 import { coldStage } from "./progress.js";
 import { state } from "./state.js";
 
@@ -29,15 +31,15 @@ export function wantsSettings(event, cls = roles()) {
   return false;
 }
 
-// Does Python start now? A page opened whole: at once. An embed: once in view, and wanted or
-// asked for by the link's own settings.
-export function shouldStart({ embed, inView, wanted, ownSettings }) {
-  return !embed || (inView && (wanted || ownSettings));
+// Does Python start now? A page opened whole: at once, unless it saves data (frugal). An embed
+// or a frugal page: once in view, and wanted or asked for by the link's own settings.
+export function shouldStart({ embed, frugal = false, inView, wanted, ownSettings }) {
+  return !(embed || frugal) || (inView && (wanted || ownSettings));
 }
 
 // Calls start() once: at once, or when the embed is wanted and in view (see the top). Returns a
 // function that stops watching (the node tests).
-export function startWhenWanted(start, { embed = embedded(), doc = document, Observer = globalThis.IntersectionObserver } = {}) {
+export function startWhenWanted(start, { embed = embedded(), frugal = savesData(), doc = document, Observer = globalThis.IntersectionObserver } = {}) {
   let inView = typeof Observer !== "function";  // no observer (an old browser): in view
   let wanted = false;
   let io = null;
@@ -51,18 +53,18 @@ export function startWhenWanted(start, { embed = embedded(), doc = document, Obs
     io = null;
   };
   function check() {
-    if (state.python === "started" || !shouldStart({ embed, inView, wanted, ownSettings: state.ownSettings })) return;
+    if (state.python === "started" || !shouldStart({ embed, frugal, inView, wanted, ownSettings: state.ownSettings })) return;
     state.python = "started";
     stop();
     start();
   }
-  if (!embed) {
+  if (!embed && !frugal) {
     state.python = "started";
     start();
     return stop;
   }
   state.python = "waiting";
-  if (!state.ownSettings) coldStage();
+  if (!state.ownSettings) coldStage(frugal && !embed);
   for (const name of events) doc.addEventListener(name, onEvent, true);
   if (!inView) {
     io = new Observer((entries) => { inView = entries[entries.length - 1].isIntersecting; check(); });

@@ -200,3 +200,38 @@ def test_of_three_embeds_touching_one_starts_only_that_one(browser, server):
         assert visit.problems() == []
     finally:
         context.close()
+
+
+# What Chromium says of a data saver (navigator.connection.saveData), set before the page's
+# scripts run: the property lives on Navigator's prototype.
+SAVE_DATA = """Object.defineProperty(Navigator.prototype, 'connection',
+  { configurable: true, get: () => ({ saveData: true, effectiveType: '4g', addEventListener() {} }) });"""
+
+
+def test_a_page_opened_whole_on_a_data_saver_waits_until_wanted(context, server):
+    """A page opened whole (not an embed) in a browser that asks to save data: early.js starts
+    nothing, the page steps, the line says why it waits and how much Python is; touching the
+    settings starts Python and the page goes live where it was."""
+    fetched: list[str] = []
+
+    def record(route):
+        fetched.append(route.request.url)
+        route.fallback()
+
+    context.add_init_script(SAVE_DATA)
+    page = context.new_page()
+    visit = watch(page)
+    context.route("**/pyodide/**", record)
+    page.goto(f"{server.url}gates.html")
+    wait_ready(page)
+    time.sleep(UNTOUCHED_S)
+    assert fetched == [] and page.evaluate("window.lab.state.python") == "waiting"
+    text = page.locator("#lab-status").inner_text()
+    assert text.startswith(COLD) and "data saver or a slow link" in text and " MB) loads only then" in text, text
+    page.get_by_role("button", name="Step", exact=True).click()
+    assert t_of(page) == 1
+    assert fetched == []
+    touch_slider(page, page)
+    wait_live(page)
+    assert fetched and t_of(page) == 1
+    assert visit.problems() == []

@@ -44,8 +44,8 @@ test("main.js sets the start-up order and early.js only starts the worker (not a
   assert.deepEqual(scripts.filter((s) => s.startsWith("assets/")), ["assets/js/main.js", "assets/js/early.js", "assets/boot-early.js"]);
   assert.match(shell, /<script type="module" async src="assets\/js\/early.js"><\/script>/);
   assert.deepEqual(readFileSync(join(DIR, "early.js"), "utf8").split("\n").filter((l) => l && !l.startsWith("//")),
-    ['import { embedAsked } from "./config.js";', 'import { startWorker } from "./worker-start.js";',
-      "try { if (!embedAsked()) startWorker(); } catch (err) { /* python.js starts it again and says what failed */ }"]);
+    ['import { embedAsked, savesData } from "./config.js";', 'import { startWorker } from "./worker-start.js";',
+      "try { if (!embedAsked() && !savesData()) startWorker(); } catch (err) { /* python.js starts it again and says what failed */ }"]);
   // deferred with BokehJS and Panel, and after them: BokehJS is there when first paint runs
   const order = scripts.filter((s) => !s.startsWith("assets/boot-early"));
   assert.ok(order.indexOf("assets/js/main.js") > order.findIndex((s) => s.includes("panel.min.js")));

@@ -3,9 +3,9 @@
 // button, a link with settings of its own) and in view, never for stepping, and only once.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { embedAsked } from "../../assets/js/config.js";
+import { embedAsked, savesData } from "../../assets/js/config.js";
 import { readLink } from "../../assets/js/link.js";
-import { COLD } from "../../assets/js/progress.js";
+import { COLD, COLD_FIGURES } from "../../assets/js/progress.js";
 import { state } from "../../assets/js/state.js";
 import { shouldStart, startWhenWanted, wantsSettings } from "../../assets/js/wanted.js";
 import { fakeDocument, loadConfig } from "./fixture.js";
@@ -142,5 +142,32 @@ test("without IntersectionObserver (an old browser) an embed counts as in view",
   startWhenWanted(h.start, { embed: true, doc: h.doc, Observer: null });
   assert.equal(h.starts(), 0);
   h.fire(event("click", el([], "tp-settings")));
+  assert.equal(h.starts(), 1);
+});
+
+test("a data saver or a slow link (3g and below) is told by navigator.connection where it exists", () => {
+  assert.equal(savesData(undefined), false);  // Firefox, Safari: no connection object
+  assert.equal(savesData({ saveData: false, effectiveType: "4g" }), false);
+  assert.equal(savesData({ saveData: true, effectiveType: "4g" }), true);
+  for (const slow of ["slow-2g", "2g", "3g"]) assert.equal(savesData({ saveData: false, effectiveType: slow }), true, slow);
+  assert.equal(savesData({}), false);
+  assert.equal(shouldStart({ embed: false, frugal: true, inView: true, wanted: false, ownSettings: false }), false);
+  assert.equal(shouldStart({ embed: false, frugal: true, inView: true, wanted: true, ownSettings: false }), true);
+  assert.equal(shouldStart({ embed: false, frugal: true, inView: true, wanted: false, ownSettings: true }), true);
+});
+
+test("a page opened whole that saves data waits like an embed, says why and how much, and starts once wanted", () => {
+  readLink("");
+  const h = harness();
+  startWhenWanted(h.start, { embed: false, frugal: true, doc: h.doc, Observer: null });
+  assert.equal(h.starts(), 0);
+  assert.equal(state.python, "waiting");
+  assert.equal(elements["lab-stage"].textContent, COLD);
+  const said = elements["lab-figures"].textContent;
+  assert.notEqual(said, COLD_FIGURES);
+  assert.match(said, /data saver or a slow link Python \(\d+\.\d MB\) loads only then/);
+  h.fire(event("pointerdown", el([], "tp-step")));
+  assert.equal(h.starts(), 0);  // stepping is no sign
+  h.fire(touchSlider());
   assert.equal(h.starts(), 1);
 });
