@@ -85,10 +85,10 @@ class HybridPage(CustomModelBoxes, Page):
              ("A's cache passes its state", "stop_cross"))
     named_views = {"memory": "Memory against context, and the verdict", "layers": "The layers of each model"}
 
-    model_a = param.Selector(objects={**PRESET_NAMES, "custom A (pasted or edited below)": CUSTOM},
+    model_a = param.Selector(objects={**PRESET_NAMES, "custom A (below)": CUSTOM},
                              default="jamba-v0.1", label="Model A")
     model_b = param.Selector(objects={"none": NONE, **PRESET_NAMES,
-                                      "custom B (pasted below)": CUSTOM},
+                                      "custom B (below)": CUSTOM},
                              default="llama-3-8b", label="Model B (to compare)")
     custom = param.Dict(DEFAULT_CUSTOM, label="Custom model A (JSON)",
                         doc="Model A's custom model in sim.cache's JSON format")
