@@ -109,6 +109,26 @@ function heldParts(doc) {
 // 360 px; gates' "Take apart the update of" wrapped onto two lines).
 const isTextPart = (m) => m.type === "Div" || ("options" in m && "value" in m && "title" in m);
 
+// In the presenter view a legend of more than one row under a figure wider than tall goes to
+// its right, in one column: under it, in the presenter's type, it took most of the figure's
+// height (random-features' weights: a plot area of 45 px under two rows of legend).
+const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+function legendAside(m, present) {
+  const below = base(m, "below"), right = base(m, "right");
+  if (!Array.isArray(below) || !Array.isArray(right)) return;
+  const rows = (l) => (l.orientation === "vertical" && !l.ncols ? l.items.length : Math.ceil(l.items.length / (l.ncols || l.items.length)));
+  const legends = below.filter((x) => x && x.type === "Legend" && Array.isArray(x.items) && rows({ orientation: base(x, "orientation"), ncols: base(x, "ncols"), items: x.items }) > 1);
+  if (!legends.length || !(base(m, "width") > base(m, "height"))) return;
+  const wantBelow = present ? below.filter((x) => !legends.includes(x)) : below;
+  const wantRight = present ? [...right, ...legends] : right;
+  if (!same(m.below, wantBelow)) m.below = wantBelow;
+  if (!same(m.right, wantRight)) m.right = wantRight;
+  for (const l of legends) {
+    set(l, "orientation", present ? "vertical" : base(l, "orientation"));
+    set(l, "ncols", present ? 1 : base(l, "ncols"));
+  }
+}
+
 function paint(doc, theme, c, f) {
   const { settings, columns } = heldParts(doc);
   for (const m of allModels(doc)) {
@@ -126,6 +146,7 @@ function paint(doc, theme, c, f) {
     if ("background_fill_color" in m && "renderers" in m && "toolbar" in m) {  // a figure
       for (const p of ["width", "min_width", "max_width"]) if (typeof base(m, p) === "number") scaled(m, p, f.size * f.wide(m));
       for (const p of ["height", "min_height", "max_height"]) if (typeof base(m, p) === "number") scaled(m, p, f.size * f.tall);
+      legendAside(m, f.present);
       const was = laidOut(m);
       // in the presenter view a plot area of MIN_FRAME px at the least, above what its title,
       // axes and legend took in the last layout (random-features' weights, under a legend of
