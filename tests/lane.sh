@@ -16,11 +16,14 @@ export LAB_DURATIONS=$out/durations
 : > "$LAB_DURATIONS"
 pytest=("$PY" -m pytest -q -p no:cacheprovider --lane "$lane" -n 2)
 now() { date +%s%N; }
-# CPU (user + system, ms) of the shell's children that have ended: what a phase used of the two
-# cores, beside its wall time (a phase near 2 cores is bound by CPU; one well under it, by waiting)
-# (read without a subshell: CPU is this shell's, $BASHPID's, children's)
+# CPU (ms) the whole machine was busy (/proc/stat: user, nice, system, irq, softirq, steal), so a
+# phase shows what it used of the cores beside its wall time (near 2 cores: bound by CPU; well
+# under: by waiting). The machine's, not the phase's: Chromium's processes are not the shell's
+# children to count, and phases overlap (build and unit), so it is honest only with nothing else
+# running. Read without a subshell.
 TICKS=$(getconf CLK_TCK)
-cpu() { local f; read -ra f < "/proc/$BASHPID/stat"; CPU=$(( (f[15] + f[16]) * 1000 / TICKS )); }
+cpu() { local name u n s idle io irq soft steal rest; read -r name u n s idle io irq soft steal rest < /proc/stat
+  CPU=$(( (u + n + s + irq + soft + steal) * 1000 / TICKS )); }
 phase() { echo "$1 $(( ($(now) - $2) / 1000000 )) ${3:-}" >> "$out/times"; }
 
 start=$(now)
@@ -46,7 +49,7 @@ phase total "$start"
 
 echo "----- $lane lane: tests without a browser -----"; cat "$out/unit.log"
 echo "----- $lane lane -----"
-echo "phase times (s; CPU-s and cores used where measured):"
+echo "phase times (s; the machine's busy CPU-s and cores meanwhile):"
 awk '{ printf "  %-14s %6.1f", $1, $2 / 1000; if ($3 != "") printf "   CPU %6.1f  cores %.2f", $3 / 1000, $3 / ($2 > 0 ? $2 : 1); print "" }' "$out/times"
 echo "ten slowest tests (s, setup + call + teardown):"
 sort -rn "$LAB_DURATIONS" | head -10 | awk '{ printf "  %6.1f  %s\n", $1, $2 }'
