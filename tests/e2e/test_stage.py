@@ -28,9 +28,9 @@ def dark_frames(page, since: float = 0.0) -> list[float]:
     return [round(f["t"]) for f in frames if f["shown"] and f["t"] >= since and f["dark"] and not f["still"]]
 
 
-# Two pages in the gate (running-sum: the fit waits for its parts; hybrid: the longest start);
-# the others repeat the path in the slow lane.
-@pytest.mark.parametrize("slug", [s if s in ("running-sum", "hybrid") else pytest.param(s, marks=pytest.mark.slow)
+# Running-sum in the gate (its fit waits for its parts, and it takes a setting change); the
+# other pages repeat the path in the slow lane.
+@pytest.mark.parametrize("slug", [s if s == "running-sum" else pytest.param(s, marks=pytest.mark.slow)
                                   for s in PAGE_SLUGS])
 def test_the_presenters_stage_never_goes_dark(browser, server, slug):
     ctx = browser.new_context(service_workers="block", viewport={"width": 1280, "height": 720})
