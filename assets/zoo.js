@@ -3,7 +3,8 @@
 // all columns) and a pasted config.json sent to the hybrid page. No Python on this page.
 // The state lives in the link (?q=, kinds=, sort=, dir=, len=, scene=, where=), so a view can be
 // shared; embed=1 and present=1 are the shell's flags (boot-early.js sets their classes).
-import { COLUMNS, KINDS, LENGTHS, SCENES, barWidths, linkValue, parseAmount, passes, sortRows } from "./js/zoo-table.js";
+import { COLUMNS, KINDS, LENGTHS, SCENES, barWidths, linkValue, parseAmount, passes, sortRows, valueOf } from "./js/zoo-table.js";
+import { postHeight, settleHeight } from "./js/embeds.js";
 
 const $ = (id) => document.getElementById(id);
 const root = document.documentElement;
@@ -43,6 +44,9 @@ function render() {
   const keys = view.scene ? SCENES[view.scene].sort : view.sort;
   const shown = sortRows(all.filter((r) => passes(r, view)), keys);
   for (const r of all) r.hidden = !shown.includes(r);
+  // sorted by kind (scene 1): a rule above the first row of each kind
+  shown.forEach((r, i) => r.classList.toggle("zoo-group", keys[0][0] === "class" && i > 0
+    && valueOf(r, "class") !== valueOf(shown[i - 1], "class")));
   body.append(...shown, ...all.filter((r) => r.hidden));
   barWidths(shown, view.len).forEach(([ideal, vllm], i) => {
     const bar = shown[i].querySelector(".zoo-bar");
@@ -60,7 +64,8 @@ function render() {
     if (th.dataset.col === key) th.setAttribute("aria-sort", dir > 0 ? "ascending" : "descending");
     else th.removeAttribute("aria-sort");
   }
-  $("zoo-dir").textContent = view.sort[0][1] > 0 ? "Ascending ↑" : "Descending ↓";
+  $("zoo-sort").value = keys[0][0];  // a scene's own order shown, not the one it replaced
+  $("zoo-dir").textContent = keys[0][1] > 0 ? "Ascending ↑" : "Descending ↓";
   root.dataset.scene = view.scene;
   root.dataset.len = view.len;
   writeLink();
@@ -94,8 +99,13 @@ function controls() {
     render();
   });
   for (const box of document.querySelectorAll("input[name=len]")) box.addEventListener("change", (e) => { view.len = e.target.value; render(); });
-  sortBox.addEventListener("change", () => { view.scene = ""; view.sort = [[sortBox.value, view.sort[0][1]]]; render(); });
-  $("zoo-dir").addEventListener("click", () => { view.scene = ""; view.sort = [[view.sort[0][0], -view.sort[0][1]]]; render(); });
+  sortBox.addEventListener("change", () => { view.scene = ""; view.sort = [[sortBox.value, sortBox.value === "name" || sortBox.value === "family" ? 1 : view.sort[0][1]]]; render(); });
+  $("zoo-dir").addEventListener("click", () => {
+    const [key, dir] = view.scene ? SCENES[view.scene].sort[0] : view.sort[0];
+    view.scene = "";
+    view.sort = [[key, -dir]];
+    render();
+  });
   for (const th of document.querySelectorAll("#zoo-table thead th[data-col] button")) {
     th.addEventListener("click", () => {
       const key = th.parentElement.dataset.col;
@@ -166,6 +176,16 @@ function ownConfig() {
   });
 }
 
+// In an iframe (?embed=1): the host sizes the frame to the page (assets/lab-embed-host.js), and a
+// link leaves the frame for a new tab, the whole page, as the other pages' "Open the full page".
+function embed() {
+  if (!root.classList.contains("embed")) return;
+  for (const a of document.querySelectorAll(".lab-main a[href]")) Object.assign(a, { target: "_blank", rel: "noopener" });
+  if (window.parent === window) return;
+  settleHeight();
+  if ("ResizeObserver" in window) new ResizeObserver(postHeight).observe(document.querySelector(".lab-main"));
+}
+
 function offline() {
   if ("serviceWorker" in navigator && window.isSecureContext) navigator.serviceWorker.register("sw.js").catch(() => {});
 }
@@ -176,5 +196,6 @@ keys();
 ownConfig();
 if (root.classList.contains("present") && !view.scene) view.scene = "kind";
 if (view.scene) scene(view.scene); else render();
+embed();
 offline();
 window.lab = { zoo: { view, render, scene } };

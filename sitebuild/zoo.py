@@ -194,7 +194,7 @@ def fits_text(r: dict) -> str:
     if r["weights"] is None:
         return "cannot judge"
     if n is None:
-        return "none: the weights alone do not fit"
+        return "none: the weights alone are too big"
     if n >= MAX_TOKENS:
         return "no limit: a fixed state"
     return _tokens(n) + (" (its maximum)" if n == r["max_context"] else "")
@@ -219,7 +219,9 @@ def _cell(key: str, label: str, value: str, sort: float | int | None, extra: str
 def row_html(r: dict) -> str:
     cells = [f'<th scope="row" data-col="name" data-v="{html.escape(r["name"].lower())}">'
              f'<a href="{html.escape(r["link"])}" class="zoo-open" title="Open on the hybrid page as model A">'
-             f'{html.escape(r["name"])}</a><span class="zoo-src">{r["source"]}</span>'
+             f'{html.escape(r["name"])}</a><span class="zoo-src">{r["source"]}'
+             + (f'<span class="zoo-fam"> · {html.escape(r["family"])}</span>' if r["family"] else "")  # when Family is hidden
+             + "</span>"
              + (f'<span class="zoo-note">{html.escape(r["link_note"])}</span>' if r["link_note"] else "")
              + "</th>",
              _cell("family", "Family", html.escape(r["family"] or "–"), None),
@@ -232,7 +234,7 @@ def row_html(r: dict) -> str:
                            f'<span class="vllm">vLLM {_bytes(vllm, "does not run it")}</span>', ideal,
                            "" if vllm is None else f'<data hidden value="{vllm}" data-col="vllm{name}"></data>'))
     cells.append(_cell("weights", "Weights as shipped", _bytes(r["weights"], "not counted"), r["weights"]))
-    cells.append(_cell("fits", "Longest context, one H100", fits_text(r), r["max_tokens"] or 0))
+    cells.append(_cell("fits", "Longest on one H100", fits_text(r), r["max_tokens"] or 0))
     bars = "".join(f'<data hidden value="{r["ideal"][n]["total"]}" data-bar="ideal{n}"></data>'
                    f'<data hidden value="{r["vllm"][n]["total"] if r["vllm"] else 0}" data-bar="vllm{n}"></data>'
                    for n in LENGTHS)
