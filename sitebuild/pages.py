@@ -16,10 +16,11 @@ import sys
 import time
 from pathlib import Path
 
-from sitebuild import ROOT, BuildError, log
+from sitebuild import ROOT, BuildError, formulas, log
 from sitebuild.pins import PINS
 from sitebuild.runtime import gzipped_sizes, shipped_name
 from sitebuild.snapshot import for_page
+from sitebuild.static import fetch_katex
 from sitebuild.wheels import resolve
 
 
@@ -55,6 +56,10 @@ def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id
     from ui.worker import worker_contract  # noqa: PLC0415
 
     shell = (ROOT / "assets" / "shell.html").read_text()
+    # each page's lesson text, its formulas typeset by KaTeX here (one Node.js run for all)
+    texts = formulas.typeset({p.slug: (ROOT / "assets" / "texts" / f"{p.slug}.html").read_text()
+                              for p in PAGES if (ROOT / "assets" / "texts" / f"{p.slug}.html").exists()},
+                             fetch_katex())
     nav = [(p.slug, p.short) for p in PAGES]
     gzipped = gzipped_sizes(out)  # the runtime's files the worker unzips (py-fetch.js), their lengths
     written = []
@@ -62,7 +67,6 @@ def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id
         if only and page.slug not in only:
             continue
         entry = ROOT / "site" / f"{page.module}.py"
-        text_file = ROOT / "assets" / "texts" / f"{page.slug}.html"
         if not entry.exists() and allow_missing:
             log(f"skipping {page.slug}: site/{page.module}.py is not written yet")
             continue
@@ -83,7 +87,7 @@ def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id
             "NAV": "".join(
                 f'<a href="{slug}.html"{" aria-current=page" if slug == page.slug else ""}>{html.escape(title)}</a>'
                 for slug, title in nav),
-            "TEXT": text_file.read_text() if text_file.exists() else "",
+            "TEXT": texts.get(page.slug, ""),
             "CONFIG": json.dumps(config).replace("</", "<\\/"),
             "DOC": ahead["doc"].replace("</", "<\\/"),
             "BUILD": build_id,

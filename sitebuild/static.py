@@ -40,17 +40,27 @@ def copy_static(out: Path, katex: Path) -> None:
     copy(panel_dist / "panel.min.js", dest / "panel.min.js")
     for sub in ("css", "assets", "bundled/theme"):
         shutil.copytree(panel_dist / sub, dest / sub, dirs_exist_ok=True)
+    # KaTeX: its fonts; its style sheet joins lab.css (below); no script: the formulas come
+    # typeset from the build (sitebuild/formulas.py)
+    katex_css = None
     with tarfile.open(katex) as tar:
         for member in tar.getmembers():
             name = member.name.removeprefix("package/")
-            keep = name in ("dist/katex.min.js", "dist/katex.min.css", "dist/contrib/auto-render.min.js")
-            if keep or (name.startswith("dist/fonts/") and name.endswith(".woff2")):
+            if name == "dist/katex.min.css":
+                katex_css = tar.extractfile(member).read().decode()
+            elif name.startswith("dist/fonts/") and name.endswith(".woff2"):
                 target = out / "static" / "katex" / name.removeprefix("dist/")
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(tar.extractfile(member).read())
+    if katex_css is None:
+        raise BuildError(f"{katex.name}: no dist/katex.min.css in KaTeX's package")
     shutil.copytree(ROOT / "assets", out / "assets", dirs_exist_ok=True,
                     ignore=shutil.ignore_patterns("texts", "*.md", "shell.html", "index.html", "sw.js"))
-    log("static files: BokehJS, Panel JS/CSS, KaTeX, assets")
+    lab_css = out / "assets" / "lab.css"
+    lab_css.write_text(lab_css.read_text() + "\n/* KaTeX's style sheet (npm katex@" + PINS["katex"]["version"]
+                       + "), for the formulas typeset at build time: sitebuild/formulas.py */\n"
+                       + re.sub(r"url\(fonts/", "url(../static/katex/fonts/", katex_css) + "\n")
+    log("static files: BokehJS, Panel JS/CSS, KaTeX's style and fonts, assets")
 
 
 # The UI font ----------------------------------------------------------------------------------
@@ -117,15 +127,32 @@ def _strings(value):
             yield from _strings(v)
 
 
+def _without_formulas(text: str) -> str:
+    """An HTML page without KaTeX's formulas (each a span of class katex, its spans nested)."""
+    out, at = [], 0
+    for m in re.finditer(r'<span class="katex(?:-display)?">', text):
+        if m.start() < at:
+            continue  # inside the formula just skipped
+        out.append(text[at:m.start()])
+        depth, i = 0, m.start()
+        for tag in re.finditer(r"<(/?)span\b[^>]*>", text[m.start():]):
+            depth += -1 if tag.group(1) else 1
+            if depth == 0:
+                i = m.start() + tag.end()
+                break
+        at = i
+    return "".join(out) + text[at:]
+
+
 def assert_font_covers_pages(out: Path) -> None:
     """Every character a page shows in its shell, lesson text or figures is in the UI font: one
     outside its ranges would be drawn in whatever font the visitor's system has (and measured
-    with it by the presenter fit). KaTeX typesets the formulas with its own fonts: TeX source is
-    ASCII. Fails naming the characters and the page."""
+    with it by the presenter fit). The formulas are KaTeX's (typeset at build time, drawn in its
+    own fonts): left out. Fails naming the characters and the page."""
     covered = font_codepoints() | {0x0A, 0x0D, 0x09, 0xFEFF}
     for page in sorted(out.glob("*.html")):
         text = page.read_text()
-        shown = [re.sub(r"<script\b[^>]*>.*?</script>", " ", text, flags=re.S)]
+        shown = [re.sub(r"<script\b[^>]*>.*?</script>", " ", _without_formulas(text), flags=re.S)]
         for block in re.findall(r'<script id="lab-(?:doc|config)" type="application/json">(.*?)</script>', text, re.S):
             shown.extend(_strings(json.loads(block.replace("<\\/", "</"))))
         missing = sorted({ch for s in shown for ch in s if ord(ch) not in covered})

@@ -10,13 +10,11 @@
 //   restyle, viewNames, viewOf, partsOf            csv(), query(), apply(q), run(code)
 //            the player's helpers (restyle.js, arrange.js)
 import { kids, viewNames } from "./arrange.js";
-import { twoFrames } from "./config.js";
 import { leanRenderers, viewOf } from "./bokeh-internals.js";
 import { watchPrinting } from "./culling.js";
 import { settleHeight, watchEmbed } from "./embeds.js";
 import { showPrerendered } from "./first-paint.js";
 import { fontsLoaded } from "./fonts.js";
-import { typeset } from "./formulas.js";
 import { watchKeys } from "./keys.js";
 import { readLink, watchNotices } from "./link.js";
 import { player } from "./player.js";
@@ -62,12 +60,12 @@ const pageScripts = new Promise((resolve) => {
 });
 // Python's worker starts at once (early.js) and downloads while this thread draws the page
 // built ahead of time; an embed's waits until it is wanted, in view (wanted.js). Once its plots
-// are on screen the worker hears what the page shows (to adopt it) and starts Python, and the
-// formulas are typeset; the parts set aside join once the page is live (later.js), and then the
-// page's height is final.
+// are on screen the worker hears what the page shows (to adopt it) and starts Python (the
+// formulas come typeset from the build); the parts set aside join once the page is live
+// (later.js), and then the page's height is final.
 startWhenWanted(start);
 pageScripts.then(showPrerendered)
   .catch((err) => console.error("first paint:", err))
-  .then(() => { describePage(); twoFrames().then(typeset); return state.joined; })  // typeset once the plots are painted
+  .then(() => { describePage(); return state.joined; })
   .catch((err) => console.error("first paint:", err))
   .then(() => { settleHeight(); });

@@ -55,6 +55,17 @@ def close(a: list[float], b: list[float]) -> bool:
     return all(abs(x - y) <= 1 for x, y in zip(a, b))
 
 
+# Text nodes (scripts and style sheets aside) that hold a formula's TeX delimiters.
+TEX_IN_TEXT_JS = r"""(() => {
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT), found = [];
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    if (n.parentElement && ['SCRIPT', 'STYLE'].includes(n.parentElement.tagName)) continue;
+    if (/\\[(\[]|\$\$/.test(n.textContent)) found.push(n.textContent.slice(0, 80));
+  }
+  return found;
+})()"""
+
+
 def config(page) -> dict:
     return json.loads(page.evaluate("document.getElementById('lab-config').textContent"))
 
@@ -80,8 +91,11 @@ def test_the_life_of_a_page(context, server, site, slug):
     page.goto(f"{server.url}{slug}.html")
     wait_ready(page)
     assert page.evaluate("window.lab.state.live") is False
-    # formulas typeset before Python (the text shows once the parts above it have joined)
-    page.wait_for_selector(".lab-text .katex", state="attached", timeout=10_000)
+    # formulas come typeset from the build (sitebuild/formulas.py): KaTeX's HTML from the start,
+    # no TeX source in any text node, no KaTeX script
+    assert page.locator(".lab-text .katex").count() > 0
+    assert page.evaluate(TEX_IN_TEXT_JS) == []
+    assert page.evaluate("[...document.scripts].filter((s) => s.src.includes('katex')).length") == 0
     # the status names the runtime's download once the worker reports it (on a busy machine the
     # page may still be building its rest when the formulas are typeset: then it says that first)
     page.wait_for_function("document.getElementById('lab-status').innerText.includes('Python')", timeout=10_000)
