@@ -194,7 +194,7 @@ def test_an_embed_reports_its_height_and_the_host_resizes_it(context, server):
     page.locator("#btn-share").click()
     frame_html = page.locator("#share-embed").input_value()
     host_js = page.locator("#share-host").input_value()
-    assert 'height="' in frame_html and "lab-height" in host_js
+    assert 'height="' in frame_html and host_js.endswith('assets/lab-embed-host.js" defer></script>')
     page.close()
     context.route(f"{server.url}host.html", lambda r: r.fulfill(
         content_type="text/html", body=f"<!doctype html><h1>A course page</h1>{frame_html}{host_js}<p>after</p>"))
