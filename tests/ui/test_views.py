@@ -123,3 +123,15 @@ def test_every_axis_of_every_page_draws_only_the_tick_labels_that_fit():
         policies = {type(a.major_label_policy) for a in axes}
         assert policies == {NoOverlap}, (info.slug, policies)
         assert {a.major_label_policy.min_distance for a in axes} == {TICK_LABEL_GAP}
+
+
+def test_heatmap_ticks_step_regularly_where_sixteen_labels_would_run_together():
+    """At d = 16 the heatmaps' 16 tick labels ran together ("9101112131415"): a heatmap of its own
+    size ticks every 2nd cell then ("0 2 4 … 14"), every cell at d = 4, every 5th at 32."""
+    h = Heatmap("S", "S", row_label="i", col_label="j", width=300, height=290)
+    for d, want in ((4, [0, 1, 2, 3]), (16, list(range(0, 16, 2))), (32, list(range(0, 32, 5)))):
+        h.setup(run_of(S=np.ones((2, d, d))))
+        assert h.xticks.ticks == want and h.yticks.ticks == want, (d, h.xticks.ticks, h.yticks.ticks)
+    wide = Heatmap("o", "o", row_label="", col_label="j", width=330, height=150)
+    wide.setup(run_of(o=np.ones((2, 2, 16))))
+    assert wide.yticks.ticks == [0, 1] and wide.xticks.ticks == list(range(0, 16, 2))

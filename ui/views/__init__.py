@@ -209,6 +209,25 @@ class Heatmap(View):
                          (self.fig, "@alt", "alt")]
 
 
+    # What a tick label takes at the figure's own size (11 px type): a digit's width, a line's
+    # height, each with the least gap; what the axes, title and colour bar leave of the figure.
+    DIGIT_PX, LINE_PX, TICK_GAP_PX = 7, 13, 4
+    ASIDE_PX = (90, 70)
+
+    @classmethod
+    def tick_every(cls, n: int, room_px: float, unit_px: float) -> list[int]:
+        """Ticks 0 … n − 1 at a regular step of 1, 2, 5, 10, … chosen so that the longest label
+        (its digits × ``unit_px`` across, or one line of ``unit_px`` down) and a gap fit one step
+        of cells over ``room_px``: at d = 16 "0 2 4 … 14", not 16 labels run together
+        ("9101112131415"). Narrower than that (a phone), the axis leaves out what does not fit
+        (``thin_tick_labels``)."""
+        if n <= 1:
+            return list(range(n))
+        label = (len(str(n - 1)) * unit_px if unit_px == cls.DIGIT_PX else unit_px) + cls.TICK_GAP_PX
+        cell = max(room_px, 1) / n
+        step = next(s for s in (1, 2, 5, 10, 20, 50, 100, n) if s * cell >= label or s == n)
+        return list(range(0, n, step))
+
     def _matrices(self, run) -> np.ndarray:
         m = np.asarray(run.data[self.key], dtype=float)
         return m[:, :, None] if m.ndim == 2 else m  # (T + 1, rows, cols)
@@ -229,8 +248,8 @@ class Heatmap(View):
         self.rows, self.cols = rows, cols
         self.fig.x_range.update(start=-0.5, end=cols - 0.5)
         self.fig.y_range.update(start=rows - 0.5, end=-0.5)
-        self.xticks.ticks = list(range(cols))
-        self.yticks.ticks = list(range(rows))
+        self.xticks.ticks = self.tick_every(cols, self.fig.width - self.ASIDE_PX[0], self.DIGIT_PX)
+        self.yticks.ticks = self.tick_every(rows, self.fig.height - self.ASIDE_PX[1], self.LINE_PX)
         self.cells.glyph.update(dw=cols, dh=rows)
         for glyph in self.labels:
             glyph.visible = self.labelled()
