@@ -9,6 +9,8 @@
               saves its memory, which each page's worker restores instead of starting anew
     static    BokehJS (patched: bokehjs.py), Panel's JS/CSS, KaTeX, the shell's assets, the UI font
     pages     each page's default run rendered in CPython and written into the shell; the index
+    formulas  the lesson texts' formulas typeset by KaTeX, run by Node.js (for pages)
+    zoo       every model the Lab knows on one static page, its figures from sim
     policy    the Content-Security-Policy, into every page
     offline   the service worker and its list of files
     buildinfo the build id, build-info.json, and the checks of the finished site

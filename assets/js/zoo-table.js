@@ -3,14 +3,14 @@
 // is touched here beyond reading the rows handed in; assets/zoo.js wires it to the page.
 
 // key -> [words, how its value is read]: "text" (the cell's data-v), "num" (the cell's data-v),
-// "vllm" (the hidden <data data-col=vllm…> of the KV cell), "tokens" (a context length).
+// "vllm" (the hidden <data data-col=vllm…> of the KV cell), "length" (a context length, in tokens).
 export const COLUMNS = {
   name: ["Model", "text"], family: ["Family", "text"], class: ["Kind", "num"],
   layers: ["Layers (count)", "num"], state: ["State per sequence", "num"],
   kv32K: ["KV at 32K (exact)", "num"], vllm32K: ["KV at 32K (vLLM)", "vllm"],
   kv128K: ["KV at 128K (exact)", "num"], vllm128K: ["KV at 128K (vLLM)", "vllm"],
   kv1M: ["KV at 1M (exact)", "num"], vllm1M: ["KV at 1M (vLLM)", "vllm"],
-  weights: ["Weights as shipped", "num"], fits: ["Longest context on one H100", "tokens"],
+  weights: ["Weights as shipped", "num"], fits: ["Longest context on one H100", "length"],
 };
 export const KINDS = ["full", "window", "mla", "linear"];
 export const LENGTHS = ["32K", "128K", "1M"];

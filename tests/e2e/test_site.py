@@ -39,7 +39,7 @@ def test_index_links_every_page(context, server):
     visit = watch(page)
     page.goto(server.url)
     hrefs = page.eval_on_selector_all("a.card", "els => els.map(e => e.getAttribute('href'))")
-    assert hrefs == [f"{slug}.html" for slug in PAGE_SLUGS]
+    assert hrefs == [f"{slug}.html" for slug in PAGE_SLUGS] + ["zoo.html"]
     shot(page, "index")
     assert visit.problems() == []
 
@@ -98,7 +98,7 @@ def test_the_life_of_a_page(context, server, site, slug):
     assert page.evaluate("[...document.scripts].filter((s) => s.src.includes('katex')).length") == 0
     # the status names the runtime's download once the worker reports it (on a busy machine the
     # page may still be building its rest when the formulas are typeset: then it says that first)
-    page.wait_for_function("document.getElementById('lab-status').innerText.includes('Python')", timeout=10_000)
+    page.wait_for_function("document.getElementById('lab-status').innerText.includes('Python')", timeout=30_000)
     shot(page, f"{slug}-before-python")
     before = snapshot(page)
     assert before, "the page built ahead of time holds no plot data"
@@ -189,7 +189,7 @@ def test_the_life_of_a_page(context, server, site, slug):
     page.wait_for_function("(q) => !location.search.includes(q)", arg=settings, timeout=30_000)
     assert page.evaluate("window.lab.player.tMax") >= 1
     shot(page, slug)
-    assert "v.impact !== 'minor'" in AXE_JS  # moderate findings count (conftest.py)
+    assert "v.impact" not in AXE_JS  # every impact level counts, minor too (conftest.py)
     assert_accessible(page)  # on this live page: a Python start costs seconds
     if slug == "hybrid":  # the config.json tab's controls too
         page.get_by_role("tab", name="Hugging Face config.json").click()

@@ -19,7 +19,11 @@ from ui.views import overwrite
 SEP = FRAMES["phase_sep"]
 
 
-@pytest.mark.parametrize("rule", DELTA_RULES)
+# the delta rules the page offers (sim may know more: Gated DeltaNet-2 is not on the page yet)
+OFFERED = [r for r in DELTA_RULES if r in GatesPage.param.rules.objects]
+
+
+@pytest.mark.parametrize("rule", OFFERED)
 @pytest.mark.parametrize("dependent", [False, True])
 def test_the_phases_are_the_rules_own_step_taken_apart(rule, dependent):
     page = GatesPage(rules=["linear", rule], d=4, tokens=10, data_dependent_gates=dependent,

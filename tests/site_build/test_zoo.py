@@ -1,7 +1,7 @@
 """sitebuild.zoo: every row of the zoo holds sim's figures for its model, worked out here again
 by sim's own functions (not the zoo's); the page written is those rows; each row's link opens
 the hybrid page on that model with the same figures (the hybrid page in CPython: the browser
-test tests/e2e/test_zoo.py opens two of them)."""
+test tests/e2e/test_zoo_page.py opens two of them)."""
 
 from __future__ import annotations
 
