@@ -8,7 +8,7 @@ state, weights as shipped, one sequence on an H100), and written into the table:
 live at first paint and loads no Python, BokehJS or Panel (assets/zoo.js sorts and filters).
 
 A row's link opens the hybrid page with the model as A: a preset by name (model_a=<key>), a
-published config as the custom model with its config.json (custom=, hf=, base64url JSON as
+published config as the custom model with its config.json (custom=, hf=, as
 ui/urlstate.py writes them), so the page counts its weights from the file. A config longer than
 a link carries (ui/urlstate.py MAX_VALUE) goes as its layers only, and the row says so.
 
@@ -18,7 +18,6 @@ service worker, which then cover zoo.html and zoo/ like every other file).
 
 from __future__ import annotations
 
-import base64
 import html
 import json
 import sys
@@ -34,7 +33,6 @@ GPU = "H100-80GB"
 # The hybrid page's settings the numbers are worked out under (its defaults, but weights as shipped).
 SETTINGS = {"engine": "vllm", "kv_dtype": "bf16", "state_dtype": "fp32", "weights": "shipped",
             "batch": 1, "block": 16, "gpu": GPU, "prefix": True, "spec": 0}
-MAX_LINK_VALUE = 20_000  # characters of one value in a link: ui/urlstate.py MAX_VALUE
 # A recurrent mixer's label → the gates page's rule that updates its state (None: not there).
 RULES = {"Mamba-2": "mamba2", "Mamba": "mamba1", "Gated DeltaNet": "gated_deltanet",
          "KDA": "kda", "lightning attention": "retnet"}  # Lightning: a fixed decay per head
@@ -44,9 +42,13 @@ CLASSES = ("Full attention", "Sliding window + full", "MLA", "Hybrid: linear + a
 
 
 def link_value(value) -> str:
-    """A dict as a link carries it (ui/urlstate.py _encode): compact sorted JSON, base64url."""
-    raw = json.dumps(value, separators=(",", ":"), sort_keys=True).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    """A dict as the hybrid page's link carries it: ui.urlstate's own encoding (a long one
+    deflated), so the page reads it back as it reads its own links."""
+    import param  # noqa: PLC0415
+
+    from ui.urlstate import encode_value  # noqa: PLC0415
+
+    return encode_value(param.Dict(), value)
 
 
 def models() -> list[dict]:
@@ -148,11 +150,13 @@ def hybrid_link(entry: dict, t: int = HYBRID_T["1M"]) -> tuple[str, str]:
 
         pairs = {"model_a": "custom", "custom": link_value(cache.model_to_dict(entry["model"])), **pairs}
         hf = link_value(entry["config"])
-        if len(hf) <= MAX_LINK_VALUE:
+        from ui.urlstate import MAX_VALUE  # noqa: PLC0415
+
+        if len(hf) <= MAX_VALUE:
             pairs["hf"] = hf
         else:
             note = (f"Its config.json takes {len(hf):,} characters in a link (at most "
-                    f"{MAX_LINK_VALUE:,}): the link carries its layers, not its weights.")
+                    f"{MAX_VALUE:,}): the link carries its layers, not its weights.")
     return f"hybrid.html?{urlencode({**pairs, 't': t}, safe=',')}", note
 
 
