@@ -133,13 +133,35 @@ def wait_ready(page, timeout: int = 60_000) -> None:
     page.wait_for_function("window.lab?.state.prerendered === true || !!window.lab?.state.failed", timeout=timeout)
 
 
-def hold_python(target) -> list:
+PYTHON_FILES = "**/pyodide/**"  # every file of the runtime
+PYTHON_WASM = "**/pyodide/pyodide.asm.wasm"  # its wasm alone: the rest downloads, and says so
+
+
+class Held(list):
+    """The requests ``hold_python`` holds back, and the pattern it holds them by."""
+
+    pattern = PYTHON_FILES
+
+
+def hold_python(target, pattern: str = PYTHON_FILES) -> Held:
     """Hold back the Python runtime's download for a page (or a whole context: its iframes too);
-    returns the held requests (continue them to let Python start). A test of what the page built
-    ahead of time does alone holds it for good: a Python start costs seconds of both cores."""
-    held: list = []
-    target.route("**/pyodide/pyodide.asm.wasm", lambda route: held.append(route))
+    returns the held requests (``release_python`` lets Python start). A test of what the page
+    built ahead of time does alone holds it for good: a Python start costs seconds of both cores.
+    Every file by default (held at the wasm alone, the worker still fetched and unzipped the heap
+    and the packages: a CPU-second a page for nothing); ``PYTHON_WASM`` for a test of what the
+    page says while the rest downloads."""
+    held = Held()
+    held.pattern = pattern
+    target.route(pattern, lambda route: held.append(route))
     return held
+
+
+def release_python(target, held: Held) -> None:
+    """Let the runtime held back by ``hold_python`` load: nothing more is held, then what was
+    held goes on (in that order: a request made in between is neither held nor lost)."""
+    target.unroute(held.pattern)
+    for route in held:
+        route.continue_()
 
 
 DEEP_TEXT_JS = """(selector) => {

@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, quote, urlparse
 
 import pytest
 
-from tests.e2e.conftest import hold_python, t_of, wait_live, wait_ready, watch
+from tests.e2e.conftest import hold_python, release_python, t_of, wait_live, wait_ready, watch
 from ui.pages import PAGES, page_class
 from ui.urlstate import SHELL_KEYS, view_names
 
@@ -58,9 +58,7 @@ def test_each_shell_key_keeps_t_steps_at_once_and_is_adopted(context, server, ca
     if not live:
         assert visit.problems() == []
         return
-    for route in held:
-        route.continue_()
-    page.unroute("**/pyodide/pyodide.asm.wasm")
+    release_python(page, held)
     if "embed=1" in CASES[case]:  # an embed starts Python when its settings are wanted: unfolded, or reached
         settings = page.locator("#tp-settings")
         if settings.is_visible():  # folded (a named view, the presenter view)

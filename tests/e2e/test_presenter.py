@@ -19,6 +19,7 @@ from tests.e2e.conftest import (
     open_built,
     open_page,
     painted,
+    release_python,
     shot,
     snapshot,
     t_of,
@@ -221,9 +222,7 @@ def test_presenter_view_and_dark_theme_before_and_after_python(context, server):
     assert page.evaluate("document.documentElement.dataset.theme") == "dark"
     colour, width = page.evaluate(FIGURE_BACKGROUND_JS)
     assert colour == "#161b22"  # styled before Python
-    page.unroute("**/pyodide/pyodide.asm.wasm")  # Python may start now
-    for route in held:
-        route.continue_()
+    release_python(page, held)
     wait_live(page)
     painted(page)
     assert page.evaluate(BOXES_JS) == before  # the takeover did not resize a figure

@@ -14,6 +14,7 @@ from sitebuild.runtime import GZIPPED, gzipped_sizes
 from tests.e2e.conftest import (
     AXE_JS,
     PAGE_SLUGS,
+    PYTHON_WASM,
     READER_SCROLLS_JS,
     UNBUILT_JS,
     Server,
@@ -22,6 +23,7 @@ from tests.e2e.conftest import (
     hold_python,
     open_page,
     painted,
+    release_python,
     shot,
     snapshot,
     t_of,
@@ -87,7 +89,7 @@ def test_the_life_of_a_page(context, server, site, slug):
     context.on("request", lambda r: asked.append(r.url.rsplit("/", 1)[-1]) if "/pyodide/" in r.url else None)
     page = context.new_page()
     visit = watch(page)
-    held = hold_python(page)
+    held = hold_python(page, PYTHON_WASM)  # the rest downloads: the status names the runtime's
     page.goto(f"{server.url}{slug}.html")
     wait_ready(page)
     assert page.evaluate("window.lab.state.live") is False
@@ -129,9 +131,7 @@ def test_the_life_of_a_page(context, server, site, slug):
     shot(page, f"{slug}-takeover-before")
 
     assert held, "the Python runtime was not requested, so not held back"
-    for route in held:
-        route.continue_()
-    page.unroute("**/pyodide/pyodide.asm.wasm")
+    release_python(page, held)
     wait_live(page)
     # Python took over the document on screen, model for model (no second render)
     assert page.evaluate("window.lab.state.adopted") is True
@@ -223,9 +223,7 @@ def test_a_link_with_its_own_settings_waits_and_keeps_t(context, server):
     assert page.evaluate("document.body.classList.contains('lab-waiting')")
     assert "own settings" in page.locator("#lab-status").inner_text()
     assert "t=15" in page.url
-    for route in held:
-        route.continue_()
-    page.unroute("**/pyodide/pyodide.asm.wasm")
+    release_python(page, held)
     wait_live(page)
     assert t_of(page) == 15 and "d=6" in page.url and "t=15" in page.url
     # the page built ahead of time was swapped out for the live one, and let go of: one
