@@ -18,8 +18,10 @@ so a page can show which part each rule uses:
     rwkv7           α_t (RWKV's w)  −κ̂          β_t ⊙ κ̂ (RWKV's a)  k (RWKV's k̃), v
     deltaproduct    n_h factors: the first a Gated DeltaNet factor (a_t, k_1, β_1), the others
                     DeltaNet factors (k_j, β_j), applied in order j = 1..n_h
+    gdn2            α_t             −α_t ⊙ b_t ⊙ k  k                   k, w_t ⊙ v
 
-(KDA: (I − β k kᵀ) diag(α) = diag(α) − β k (α ⊙ k)ᵀ. Gated DeltaNet: a(I − β k kᵀ).) The
+(KDA: (I − β k kᵀ) diag(α) = diag(α) − β k (α ⊙ k)ᵀ. Gated DeltaNet: a(I − β k kᵀ). Gated
+DeltaNet-2, erase gate b and write gate w: (I − k (b ⊙ k)ᵀ) diag(α) = diag(α) − k (α ⊙ b ⊙ k)ᵀ.) The
 frame drops what is not a transition of S: RWKV-6 reads before it writes (its bonus is outside
 S), Mamba-1's gate is elementwise (not diagonal on rows), log-linear keeps several states.
 """
@@ -38,7 +40,7 @@ Array = np.ndarray
 
 FRAME_RULES: tuple[str, ...] = (
     "linear", "retnet", "mamba2", "gla", "deltanet", "gated_deltanet", "kda", "rwkv7",
-    "deltaproduct",
+    "deltaproduct", "gdn2",
 )
 _GATES = {
     "linear": ((), ()), "retnet": (("gamma",), ("gamma",)), "mamba2": (("alpha",), ("alpha",)),
@@ -47,6 +49,7 @@ _GATES = {
     "kda": (("alpha", "beta"), ("alpha", "beta")),
     "rwkv7": (("alpha", "beta", "removal_key"), ("alpha", "beta")),
     "deltaproduct": (("alpha", "beta"), ("alpha", "beta")),
+    "gdn2": (("alpha", "erase", "write"), ("alpha", "erase", "write")),
 }
 
 
@@ -84,8 +87,9 @@ def frame_parts(rule: str, k: Any, v: Any, **gates: Any) -> tuple[FrameFactor, .
     """The frame's parts for one token of `rule`: a tuple of factors, applied in order (one for
     every rule but DeltaProduct, which has n_h). k (d_k,) and v (d_v,) are the token's key and
     value as `sim.step` takes them (DeltaProduct: k (n_h, d_k), v (n_h, d_v)); gates as
-    `sim.step`: gamma, alpha (a float, or (d_k,) for gla, kda, rwkv7), beta (a float, or (d_k,)
-    for rwkv7, (n_h,) for deltaproduct), removal_key (rwkv7, default k / ‖k‖)."""
+    `sim.step`: gamma, alpha (a float, or (d_k,) for gla, kda, rwkv7, gdn2), beta (a float, or
+    (d_k,) for rwkv7, (n_h,) for deltaproduct), removal_key (rwkv7, default k / ‖k‖), erase
+    (d_k,) and write (d_v,) for gdn2 (floats broadcast)."""
     check.check_choice("rule", rule, FRAME_RULES)
     accepted, required = _GATES[rule]
     check.check_params(rule, gates, accepted, required)
@@ -106,7 +110,7 @@ def frame_parts(rule: str, k: Any, v: Any, **gates: Any) -> tuple[FrameFactor, .
                         zeros, zeros, K, V),)
     if rule in ("mamba2", "gated_deltanet"):
         alpha = ones * check.step_scalar_gate("alpha", gates["alpha"], True, 1.0)
-    elif rule in ("gla", "kda", "rwkv7"):
+    elif rule in ("gla", "kda", "rwkv7", "gdn2"):
         alpha = inputs.decay("alpha", gates["alpha"], (d_k,), "(d_k,)")
     else:
         alpha = ones
@@ -117,6 +121,10 @@ def frame_parts(rule: str, k: Any, v: Any, **gates: Any) -> tuple[FrameFactor, .
         kappa = (inputs.normalized_rows(K) if gates.get("removal_key") is None else
                  inputs.unit_rows("removal_key", gates["removal_key"], (d_k,), "(d_k,)"))
         return (FrameFactor(alpha, -kappa, beta_k * kappa, K, V),)
+    if rule == "gdn2":
+        erase = inputs.rate("erase", gates["erase"], (d_k,), "(d_k,)", 1.0)
+        write = inputs.rate("write", gates["write"], (V.shape[0],), "(d_v,)", 1.0)
+        return (FrameFactor(alpha, -alpha * erase * K, K, K, write * V),)
     beta = check.step_scalar_gate("beta", gates["beta"], False, 2.0)
     if rule == "kda":
         return (FrameFactor(alpha, -alpha * K, beta * K, beta * K, V),)

@@ -28,6 +28,8 @@ def _token(rule: str, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, di
         "kda": {"alpha": rng.uniform(0.2, 1, D_K), "beta": 1.2},
         "rwkv7": {"alpha": rng.uniform(0.55, 1, D_K), "beta": rng.uniform(0, 1, D_K),
                   "removal_key": sim.l2_normalize(rng.standard_normal(D_K))},
+        "gdn2": {"alpha": rng.uniform(0.2, 1, D_K), "erase": rng.uniform(0, 1, D_K),
+                 "write": rng.uniform(0, 1, D_V)},
     }[rule]
     return q, 1.5 * k if rule == "rwkv7" else k, v, gates
 
@@ -66,6 +68,13 @@ def test_which_part_each_rule_uses() -> None:
     np.testing.assert_array_equal(rwkv.a, [-0.6, -0.8])  # −κ̂
     np.testing.assert_array_equal(rwkv.b, [0.3, 0.8])  # β ⊙ κ̂
     np.testing.assert_array_equal(rwkv.key, k)  # the written key is its own input
+    (two,) = frame_parts("gdn2", k, v, alpha=[0.5, 0.25], erase=[0.5, 1.0], write=[1.0, 0.5])
+    # Gated DeltaNet-2: (I − k (b ⊙ k)ᵀ) diag(α) = diag(α) − k (α ⊙ b ⊙ k)ᵀ; a = −(¼, 0),
+    # b = k, the written key k with the value w ⊙ v = (2, 1.5); transition [[½ − ¼, 0], [0, ¼]]
+    np.testing.assert_array_equal(two.a, [-0.25, 0.0])
+    np.testing.assert_array_equal(two.b, k)
+    np.testing.assert_array_equal(two.value, [2.0, 1.5])
+    np.testing.assert_array_equal(two.transition, [[0.25, 0.0], [0.0, 0.25]])
     (gla,) = frame_parts("gla", k, v, alpha=[0.5, 0.25])
     assert not gla.a.any() and not gla.b.any()  # no low-rank part: a pure decay
     first, second = frame_parts("deltaproduct", np.eye(2), np.ones((2, 2)), alpha=0.5,

@@ -66,15 +66,16 @@ def test_run_and_step_agree_bit_for_bit(seed: int) -> None:
         state = s.state
 
 
-def naive_recurrent_gdn2(q, k, v, g, b, w, scale=None):
+def naive_recurrent_gdn2(q, k, v, g, b, w, scale=None, initial_state=None):
     """fla/ops/gdn2/naive.py naive_recurrent_gdn2, one batch and one head, in numpy, line by line
-    (its names: h the state K × V, g the log-decay, b the erase gate, w the write gate)."""
+    (its names: h the state K × V, g the log-decay, b the erase gate, w the write gate; the
+    initial state replaces the zeros, as there)."""
     if scale is None:
         scale = q.shape[-1] ** -0.5
     T, K = k.shape
     V = v.shape[-1]
     o = np.zeros((T, V))
-    h = np.zeros((K, V))
+    h = np.zeros((K, V)) if initial_state is None else np.array(initial_state, dtype=float)
     q = q * scale
     for t in range(T):
         b_q, b_k, b_v, b_g, b_b, b_w = q[t], k[t], v[t], g[t], b[t], w[t]
@@ -110,3 +111,22 @@ def test_gates_out_of_range_are_refused_by_name() -> None:
         sim.run("gdn2", q, k, v, alpha=1.0, erase=1.0, write=np.ones((2, 4)))
     with pytest.raises(ValueError, match="^alpha"):
         sim.run("gdn2", q, k, v, alpha=0.0, erase=1.0, write=1.0)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_from_an_initial_state_against_the_reference_loop(seed: int) -> None:
+    """The reference starts from initial_state when given one (a chunk carried over); so does sim."""
+    T, d_k, d_v = 7, 4, 3
+    rng = np.random.default_rng([seed, 40])
+    q, k = rng.standard_normal((2, T, d_k))
+    k = k / np.linalg.norm(k, axis=-1, keepdims=True)
+    v, h0 = rng.standard_normal((T, d_v)), rng.standard_normal((d_k, d_v))
+    g = np.log(rng.uniform(0.2, 1.0, (T, d_k)))
+    b, w = rng.uniform(0, 1, (T, d_k)), rng.uniform(0, 1, (T, d_v))
+    o, h = naive_recurrent_gdn2(q, k, v, g, b, w, initial_state=h0)
+    trace = sim.run("gdn2", q * d_k ** -0.5, k, v, alpha=np.exp(g), erase=b, write=w,
+                    initial_state=h0)
+    np.testing.assert_allclose(trace.outputs, o, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(trace.final_state, h, rtol=1e-10, atol=1e-12)
+    assert not np.allclose(trace.final_state, sim.run("gdn2", q, k, v, alpha=np.exp(g), erase=b,
+                                                      write=w).final_state)  # h0 matters

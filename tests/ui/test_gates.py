@@ -450,6 +450,67 @@ def test_deltaproduct_update_taken_apart(build):
     assert page.written.fig.title.text == "Written: Σⱼ βⱼ kⱼ vⱼᵀ"
 
 
+@pytest.mark.parametrize("dependent", [False, True])
+def test_gdn2_update_taken_apart(build, dependent):
+    """Gated DeltaNet-2 on the page: its state is sim.step's, token by token, with the page's
+    gates (constant: α, b and w as set; data-dependent: per token and channel, in range); its
+    update taken apart is S_t = diag(α) S_{t−1} − k ((b ⊙ k)ᵀ diag(α) S_{t−1})ᵀ + k (w ⊙ v)ᵀ."""
+    page = build(GatesPage, rules=["gdn2", "kda"], data_dependent_gates=dependent, decay=0.8,
+                 erase_gate=0.6, write_gate=0.7, stream="random")
+    assert page.run.data["inspected"] == "gdn2"  # the first delta rule shown
+    s = scenarios.gaussian(24, 4, 4, seed=0)
+    k = sim.l2_normalize(s.k)
+    gates = page.gates(24)
+    alpha, erase, write = gates["alpha_channel"], gates["erase"], gates["write"]  # (T, d) each
+    if dependent:  # drawn per token and channel around the chosen values, kept in range
+        assert np.ptp(erase) > 0 and np.ptp(write) > 0 and 0 <= erase.min() and write.max() <= 1
+        assert abs(erase.mean() - 0.6) < 0.05 and abs(write.mean() - 0.7) < 0.05
+    else:
+        assert np.all(alpha == 0.8) and np.all(erase == 0.6) and np.all(write == 0.7)
+    state, S = sim.init_state("gdn2", 4, 4), page.run.data["S0"]
+    for t in range(1, 25):
+        i = t - 1
+        step = sim.step("gdn2", state, s.q[i], k[i], s.v[i], alpha=alpha[i], erase=erase[i],
+                        write=write[i])
+        state = step.state
+        np.testing.assert_array_equal(S[t], step.state.S)
+        decayed = alpha[i][:, None] * S[t - 1]
+        read = (erase[i] * k[i]) @ decayed  # what the gated key finds
+        value = write[i] * s.v[i]
+        np.testing.assert_allclose(page.run.data["vectors"][t], [value, read, value - read],
+                                   atol=1e-15)
+        np.testing.assert_allclose(page.run.data["erased"][t], np.outer(k[i], read), atol=1e-15)
+        np.testing.assert_allclose(page.run.data["written"][t], np.outer(k[i], value), atol=1e-15)
+        np.testing.assert_allclose(S[t], decayed - np.outer(k[i], read) + np.outer(k[i], value),
+                                   atol=1e-14)
+    page.show(5)
+    assert page.erased.fig.title.text == "Erased: k ((b ⊙ k)ᵀS)ᵀ"
+    assert page.written.fig.title.text == "Written: k (w ⊙ v)ᵀ"
+    assert page.vectors.fig.yaxis[0].major_label_overrides == {
+        0: "w ⊙ v", 1: "(b ⊙ k)ᵀS", 2: "w ⊙ v − (b ⊙ k)ᵀS"}
+    assert "erase gate b = " in page.gate_table.div.text and "write gate w = " in page.gate_table.div.text
+    assert "Gated DeltaNet-2 erased" in page.caption.div.text and "wrote w ⊙ v₅" in page.caption.div.text
+    assert "Gated DeltaNet-2, its written value w ⊙ v" in page.frame_table.div.text
+    read_text = page.run.data["overwrite_text@read"][5]
+    assert "along b ⊙ k₅: (b ⊙ k₅)ᵀS = (" in read_text
+    header = page.csv().splitlines()[0]
+    assert header.endswith(",erase,write")
+
+
+def test_gdn2_with_both_gates_at_beta_is_kda_on_the_page(build):
+    """b = w = β (constant gates) makes Gated DeltaNet-2 KDA: the same state at every t, and the
+    page says why; its own two settings show only while it is compared."""
+    page = build(GatesPage, rules=["kda", "gdn2"], write_strength=0.7, erase_gate=0.7,
+                 write_gate=0.7, stream="random")
+    np.testing.assert_allclose(page.run.data["S1"], page.run.data["S0"], atol=1e-12)
+    assert "hold the same state at every t here" in page.run.info
+    own = {w.name: w for w in page.widgets}
+    assert own["Erase gate b (GDN-2)"].visible and own["Write gate w (GDN-2)"].visible
+    assert apply_query(page, "rules=linear,deltanet&erase=0.3&write=0.4") == []
+    assert (page.erase_gate, page.write_gate) == (0.3, 0.4)
+    assert not own["Erase gate b (GDN-2)"].visible and not own["Write gate w (GDN-2)"].visible
+
+
 def test_the_one_frame_for_every_token(build):
     """The frame table shows sim.frame_parts of every compared rule at t, and the frame applied
     to S_{t−1} gives the page's S_t."""

@@ -19,7 +19,7 @@ from ui.views import overwrite
 SEP = FRAMES["phase_sep"]
 
 
-# the delta rules the page offers (sim may know more: Gated DeltaNet-2 is not on the page yet)
+# the delta rules the page offers (every delta rule of sim, Gated DeltaNet-2 included)
 OFFERED = [r for r in DELTA_RULES if r in GatesPage.param.rules.objects]
 
 

@@ -1,5 +1,6 @@
 """Page 3, "Gates that decide what to keep": one token stream through 2 to 4 update rules
-(sim.RULES' seven and RWKV-7, RWKV-6, DeltaProduct, log-linear attention, Mamba-1). ``compute()``
+(sim.RULES' seven and RWKV-7, RWKV-6, DeltaProduct, log-linear attention, Mamba-1, Gated
+DeltaNet-2). ``compute()``
 runs each with ``sim.run``, takes one erasing rule's update apart (read-back, error, erased and
 written parts) and writes every rule in the one frame of ``sim.frame_parts`` (the rules' inputs
 and the update taken apart: ui/pages/gates_run.py); the views (ui/views/gates.py) show token t of
@@ -26,7 +27,7 @@ from ui.views import gates as gv
 # The rules this page compares (softmax keeps a cache, not a state: it has no heatmap here);
 # then sim.MORE_RULES, which take other shapes (n_h keys a token, a gate per cell, levels).
 GATED_RULES = ("linear", "retnet", "mamba2", "gla", "deltanet", "gated_deltanet", "kda")
-MORE_RULES = ("rwkv7", "rwkv6", "deltaproduct", "log_linear", "mamba1")
+MORE_RULES = ("rwkv7", "rwkv6", "deltaproduct", "log_linear", "mamba1", "gdn2")
 ALL_RULES = GATED_RULES + MORE_RULES
 LABELS = {**{name: sim.RULE_INFO[name].label for name in GATED_RULES},
           **{name: sim.MORE_RULE_INFO[name].label for name in MORE_RULES},
@@ -41,7 +42,8 @@ class GatesPage(Page):
     link_keys = {"stream": "scenario", "retnet_decay": "gamma", "decay": "alpha",
                  "write_strength": "beta", "exercise": "ex",  # the names older links use
                  "rwkv_decay": "w", "learning_rate": "a", "bonus": "u",
-                 "householder_steps": "nh", "level_ratio": "r"}
+                 "householder_steps": "nh", "level_ratio": "r", "erase_gate": "erase",
+                 "write_gate": "write"}
     stops = (("start", "stop_start"), ("a key written again", "stop_rewrite"),
              ("t = d: as many keys as channels", "stop_d"))
     named_views = {"states": "The state S of each rule", "update": "One update taken apart: read back, "
@@ -78,8 +80,14 @@ class GatesPage(Page):
                                       label="Householder steps per token n_h (DeltaProduct)")
     level_ratio = param.Number(0.5, bounds=(0.0, 2.0), step=0.05, doc="r = 1 is Mamba-2",
                                label="Level weights λ = r^ℓ (log-linear)")
+    # Gated DeltaNet-2's two gates in place of β: b = w = β is KDA (so the defaults differ from
+    # β = 1, or the two rules would look the same): erase all of the old value, write half the new
+    erase_gate = param.Number(1.0, bounds=(0.0, 1.0), step=0.05, label="Erase gate b (GDN-2)",
+                              doc="The share of what the key finds that Gated DeltaNet-2 erases, per key channel")
+    write_gate = param.Number(0.5, bounds=(0.0, 1.0), step=0.05, label="Write gate w (GDN-2)",
+                              doc="The share of the new value Gated DeltaNet-2 writes, per value channel")
     inspect = param.Selector(default="auto", label="Take apart the update of", objects={
-        "first delta rule shown": "auto", **{LABELS[n]: n for n in gr.DELTA_RULES if n in LABELS}})  # gdn2: sim only
+        "first delta rule shown": "auto", **{LABELS[n]: n for n in gr.DELTA_RULES if n in LABELS}})
     seed = param.Integer(0, bounds=(0, 2**31 - 1), label="Seed")
     exercise = exercise_setting()
 
@@ -128,7 +136,8 @@ class GatesPage(Page):
         # The delta rule's update taken apart, from its trace (the same numbers as sim.step's).
         read_back, error, erased, written, beta = gr.taken_apart(
             inspected, traces[inspected], *inputs[inspected], kwargs[inspected])
-        vectors = np.stack([v, read_back, error], axis=1)  # (T, 3, d)
+        value = gr.written_value(inspected, v, kwargs[inspected])  # (T, d): v, or GDN-2's w ⊙ v
+        vectors = np.stack([value, read_back, error], axis=1)  # (T, 3, d)
 
         frames, limits = gr.with_empty_first, gr.running_limits  # t = 0: the first token's scale
         S_limits = limits(np.abs([traces[r].states for r in rules]).max(axis=0), 0.0)

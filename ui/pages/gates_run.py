@@ -16,17 +16,22 @@ from ui.views.gates import frame_parts, token_gates
 OWN_SETTINGS = {"retnet_decay": ("retnet",), "rwkv_decay": ("rwkv7", "rwkv6"),
                 "learning_rate": ("rwkv7",),
                 "bonus": ("rwkv6",), "householder_steps": ("deltaproduct",),
-                "level_ratio": ("log_linear",)}  # setting -> the rules that read it
+                "level_ratio": ("log_linear",), "erase_gate": ("gdn2",),
+                "write_gate": ("gdn2",)}  # setting -> the rules that read it
 PART_TITLES = {  # erased, written, read-back
     "deltanet": ("Erased: β k (Sᵀk)ᵀ", "Written: β k vᵀ", "Sᵀk"),
     "rwkv7": ("Erased: (a ⊙ κ̂)(κ̂ᵀS)ᵀ", "Written: (a ⊙ k) vᵀ", "κ̂ᵀS"),
     "deltaproduct": ("Erased: Σⱼ βⱼ kⱼ (Sᵀkⱼ)ᵀ", "Written: Σⱼ βⱼ kⱼ vⱼᵀ", "Sᵀk"),
+    # Gated DeltaNet-2 reads with the gated key b ⊙ k and writes w ⊙ v (its 4th: the value row)
+    "gdn2": ("Erased: k ((b ⊙ k)ᵀS)ᵀ", "Written: k (w ⊙ v)ᵀ", "(b ⊙ k)ᵀS", "w ⊙ v"),
 }
-RATE_SPREAD = 0.1  # RWKV-7's in-context rate a, drawn per token and channel: a + 0.1 ε in [0, 1]
+PHASE_SYMBOLS = {"gdn2": {"key": "b ⊙ k{s}", "value": "w ⊙ v{s}"}}  # ui/views/overwrite.py phase_texts
+RATE_SPREAD = 0.1  # RWKV-7's in-context rate a (and GDN-2's gates), per token and channel: a + 0.1 ε in [0, 1]
 DELTA_GATED = registry.rules_of("delta", registry.RULES)  # sim.RULES that take β
 DELTA_RULES = registry.rules_of("delta")  # they erase: one update can be taken apart
 ALPHA_MORE = tuple(r for r in registry.MORE_RULES  # sim.MORE_RULES that take the page's α
-                   if registry.MORE_RULE_INFO[r].alpha_shape in ("scalar", "cell"))
+                   if registry.MORE_RULE_INFO[r].alpha_shape  # (RWKV's decay is its own w)
+                   and r not in OWN_SETTINGS["rwkv_decay"])
 
 
 def inspected_rule(page) -> str:
@@ -53,20 +58,23 @@ def applies(page, name: str) -> bool:
 
 def draw_page_gates(page, T: int) -> dict[str, np.ndarray]:
     """The page's gates per token: alpha (T,), alpha_channel (T, d), beta (T,) (constant, or
-    ``scenarios.draw_gates`` when data-dependent), and RWKV's w and a, (T, d) each (w drawn as α
-    is, the same draws around w; a around the chosen rate)."""
+    ``scenarios.draw_gates`` when data-dependent), RWKV's w and a, and Gated DeltaNet-2's erase
+    and write gates, (T, d) each (w drawn as α is, the same draws around w; a, erase and write
+    around the chosen values, each its own draws)."""
     from sim import scenarios  # noqa: PLC0415
 
     a, b, d, seed = page.decay, page.write_strength, page.d, page.seed
     if page.data_dependent_gates:
         out = scenarios.draw_gates(T, d, a, b, seed)
         w = scenarios.draw_gates(T, d, page.rwkv_decay, b, seed)["alpha_channel"]
-        eps = np.random.default_rng([seed, 21]).standard_normal((T, d))
-        rate = np.clip(page.learning_rate + RATE_SPREAD * eps, 0.0, 1.0)
+        eps = np.random.default_rng([seed, 21]).standard_normal((3, T, d))
+        rate, erase, write = (np.clip(x + RATE_SPREAD * e, 0.0, 1.0) for x, e in
+                              zip((page.learning_rate, page.erase_gate, page.write_gate), eps))
     else:
         out = {"alpha": np.full(T, a), "alpha_channel": np.full((T, d), a), "beta": np.full(T, b)}
         w, rate = np.full((T, d), page.rwkv_decay), np.full((T, d), page.learning_rate)
-    return out | {"w": w, "rate": rate}
+        erase, write = np.full((T, d), page.erase_gate), np.full((T, d), page.write_gate)
+    return out | {"w": w, "rate": rate, "erase": erase, "write": write}
 
 
 def rule_run(page, rule: str, k: np.ndarray, v: np.ndarray, gates: dict) -> tuple:
@@ -94,6 +102,8 @@ def rule_run(page, rule: str, k: np.ndarray, v: np.ndarray, gates: dict) -> tupl
         return k, v, {"alpha": gates["alpha"], "level_weights": np.tile(levels, (T, 1))}
     if rule == "mamba1":
         return k, v, {"alpha": mamba1_decay(gates["alpha_channel"])}
+    if rule == "gdn2":
+        return k, v, {"alpha": gates["alpha_channel"], "erase": gates["erase"], "write": gates["write"]}
     shape = sim.RULE_INFO[rule].alpha_shape
     kwargs = {"alpha": gates["alpha" if shape == "scalar" else "alpha_channel"]} if shape else {}
     return k, v, kwargs | ({"beta": gates["beta"]} if rule in DELTA_GATED else {})
@@ -128,7 +138,8 @@ def name_the_parts(page, rule: str) -> None:
     for view, title in zip((page.erased, page.written), titles[:2]):
         if view.title != title:
             view.title = view.fig.title.text = title
-    rows = {0: "v", 1: titles[2], 2: f"v − {titles[2]}"}
+    value = titles[3] if len(titles) > 3 else "v"  # the value the rule writes
+    rows = {0: value, 1: titles[2], 2: f"{value} − {titles[2]}"}
     axis = page.vectors.fig.yaxis[0]
     if axis.major_label_overrides != rows:
         axis.major_label_overrides = rows
@@ -193,9 +204,11 @@ def taken_apart(rule: str, trace, k: np.ndarray, v: np.ndarray, kwargs: dict) ->
 
     Returns read_back (T, d_v) and error v − read_back (T, d_v) (DeltaProduct: its last
     sub-step, the token's own pair), erased and written (T, d_k, d_v) (DeltaProduct: summed over
-    its sub-steps), and the write strength per token (T,) (RWKV-7: the rate a, (T, d_k)).
-    RWKV-7 erases (a ⊙ κ̂)(κ̂ᵀS_{t−1})ᵀ from the old state, before its decay; the others from the
-    decayed state."""
+    its sub-steps), and the write strength per token (T,) (RWKV-7: the rate a, (T, d_k); Gated
+    DeltaNet-2: its erase gate b, (T, d_k)). RWKV-7 erases (a ⊙ κ̂)(κ̂ᵀS_{t−1})ᵀ from the old
+    state, before its decay; the others from the decayed state (Gated DeltaNet-2: k ((b ⊙ k)ᵀ
+    diag(α) S_{t−1})ᵀ, and it writes k (w ⊙ v)ᵀ; its read-back and error are the gated key's
+    and w ⊙ v's)."""
     if rule == "rwkv7":
         read_back = trace.read_backs  # κ̂ᵀ S_{t−1}
         rate, kappa = kwargs["beta"], kwargs["removal_key"]  # (T, d_k) each
@@ -206,17 +219,31 @@ def taken_apart(rule: str, trace, k: np.ndarray, v: np.ndarray, kwargs: dict) ->
         erased = np.einsum("tj,tji,tjc->tic", beta, k, reads)
         written = np.einsum("tj,tji,tjc->tic", beta, k, v)
         return reads[:, -1], v[:, -1] - reads[:, -1], erased, written, beta[:, -1]
+    if rule == "gdn2":
+        read_back, value = trace.read_backs, kwargs["write"] * v  # (T, d_v) each
+        return (read_back, value - read_back, k[:, :, None] * read_back[:, None, :],
+                k[:, :, None] * value[:, None, :], kwargs["erase"])
     beta, read_back = kwargs["beta"], trace.read_backs  # (T,), (T, d_v)
     erased = k[:, :, None] * (beta[:, None] * read_back)[:, None, :]  # (T, d, d)
     written = k[:, :, None] * (beta[:, None] * v)[:, None, :]  # (T, d, d)
     return read_back, trace.errors, erased, written, beta
 
 
+def written_value(rule: str, v: np.ndarray, kwargs: dict) -> np.ndarray:
+    """(T, d_v) the value ``rule`` writes at each token, the first row of the update's vectors:
+    Gated DeltaNet-2's w ⊙ v, every other rule's v."""
+    return kwargs["write"] * v if rule == "gdn2" else v
+
+
 def erase_share(rule: str, beta: np.ndarray, k: np.ndarray, kwargs: dict) -> np.ndarray:
     """(T,) the share of what the erasing key read that the write removes along it: β‖k‖²
-    (RWKV-7: Σᵢ aᵢ κ̂ᵢ², its unit removal key weighed by the rate per channel)."""
+    (RWKV-7: Σᵢ aᵢ κ̂ᵢ², its unit removal key weighed by the rate per channel; Gated
+    DeltaNet-2: Σᵢ bᵢ kᵢ², its erase gate b per key channel, which is b‖k‖² when b is one
+    number)."""
     if rule == "rwkv7":
         return np.sum(beta * kwargs["removal_key"] ** 2, axis=1)
+    if rule == "gdn2":
+        return np.sum(beta * k * k, axis=1)
     return beta * np.sum(k * k, axis=1)
 
 
@@ -245,6 +272,7 @@ def overwrite_phases(slots: list[str], erasing, labels: dict, traces, inputs, kw
                      np.linalg.norm(written, axis=(1, 2)), bool(np.any(decay != 1)))
     rule, read_back, erased_norm, written_norm, decays = first
     others = [labels[r] for _, r in delta if r != rule]
+    symbols = PHASE_SYMBOLS.get(rule, {})  # what it reads with and writes, if not k and v
     texts = overwrite.phase_texts(labels[rule], others, read_back, erased_norm, written_norm,
-                                  decays, T, small=read_back.shape[1] <= 8)
+                                  decays, T, small=read_back.shape[1] <= 8, **symbols)
     return out | {key: texts["text"], **{overwrite.column(key, p): texts[p] for p in overwrite.PHASES}}

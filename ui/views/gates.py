@@ -179,6 +179,9 @@ RULE_NOTES = {  # what a compared rule does differently, said under the plots
     "log_linear": "<b>Log-linear attention</b> keeps one state per Fenwick level ℓ; its heatmap "
                   "shows their sum (which moves as Mamba-2's), its output reads level ℓ with "
                   "weight λ = r<sup>ℓ</sup>.",
+    "gdn2": "<b>Gated DeltaNet-2</b> splits β in two gates: it erases along k what the gated key "
+            "b ⊙ k finds in the decayed state (b per key channel), and writes w ⊙ v (w per value "
+            "channel). With b = w = β in every channel it is KDA; with one α as well, Gated DeltaNet.",
     "mamba1": "<b>Mamba-1</b> decays each cell: exp(Δ A) = α<sup>i+1</sup> in key channel i "
               "(A = −(i + 1), Δ = −log α per value channel; data-dependent, each value channel "
               "its own Δ).",
@@ -197,8 +200,10 @@ def recall_note(stream: str, rules=()) -> str:
 
 def csv_table(rules, token_gates, norms, errors, errors_old, T) -> dict[str, list]:
     """Per token (t = 1 … T) and rule: ‖S_t‖, both recall errors and the gates used (RWKV's w
-    under alpha and its rate a under beta; bonus and level_weights only where a rule has them)."""
-    extra = [n for n in ("bonus", "level_weights") if any(n in token_gates(r, 0) for r in rules)]
+    under alpha and its rate a under beta; bonus, level_weights and Gated DeltaNet-2's erase
+    and write only where a rule has them)."""
+    extra = [n for n in ("bonus", "level_weights", "erase", "write")
+             if any(n in token_gates(r, 0) for r in rules)]
     names = ("t", "rule", "state_norm", "recall_error_newest", "recall_error_old", "gamma",
              "alpha", "beta", *extra)
     table: dict[str, list] = {n: [] for n in names}
@@ -245,7 +250,13 @@ def caption(r: dict, t: int) -> str:
     strength = r["strength"][i]  # β‖k‖²: the share of it the write replaces
     share = "all" if abs(strength - 1) < TINY else num(strength)
     nothing = held < TINY * r["vec_limits"][t]
-    if rule == "rwkv7":
+    if rule == "gdn2":
+        w = gate_text(r["token_gates"](rule, i)["write"])
+        did = (f"b ⊙ k{sub(t)} found nothing yet, so Gated DeltaNet-2 wrote w ⊙ v{sub(t)} (w = {w}), "
+               "as a plain sum would" if nothing else
+               f"Gated DeltaNet-2 erased {share} of what k{sub(t)} held (the gated key b ⊙ k{sub(t)} "
+               f"found ‖(b ⊙ k)ᵀS‖ = {num(held)}) and wrote w ⊙ v{sub(t)} (w = {w})")
+    elif rule == "rwkv7":
         did = (f"κ̂{sub(t)} read nothing in the old state, so RWKV-7 decayed it by w and wrote "
                f"(a ⊙ k{sub(t)}) v{sub(t)}ᵀ, as a plain sum would" if nothing else
                f"RWKV-7 erased {share} of what κ̂{sub(t)} read in the old state "
@@ -293,6 +304,12 @@ def delta_text(r: dict, t: int) -> str:
                  f"{vec(r['error'][t - 1], tiny)}. " if small else "")
         return (head + parts + "New S = diag(w) S<sub>t−1</sub> − erased part + written part: "
                 "it erases from the state before its decay.")
+    if rule == "gdn2":
+        parts = (f"The gated key b ⊙ k reads the decayed state: (b ⊙ k)ᵀS = "
+                 f"{vec(r['read_back'][t - 1], tiny)}, error w ⊙ v − (b ⊙ k)ᵀS = "
+                 f"{vec(r['error'][t - 1], tiny)}. " if small else "")
+        return (head + parts + "New S = decayed S − k (what b ⊙ k read)ᵀ + k (w ⊙ v)ᵀ: "
+                "erase and write each have their own gate.")
     parts = (f"Read back Sᵀk = {vec(r['read_back'][t - 1], tiny)}, error v − Sᵀk = "
              f"{vec(r['error'][t - 1], tiny)}" if small else "")
     if rule == "deltaproduct":
@@ -316,6 +333,9 @@ def gate_words(rule: str, g: dict, n_h: int = 1) -> str:
         b = (f"β = {num(beta[0])} in each of its {len(beta)} steps" if np.all(beta == beta[0])
              else f"β = {vec(beta)} in its {len(beta)} steps")
         return f"decay α = {num(g['alpha'])}, {b}"
+    if rule == "gdn2":
+        return (f"decay α = {gate_text(g['alpha'])}, erase gate b = {gate_text(g['erase'])}, "
+                f"write gate w = {gate_text(g['write'])}")
     if rule == "log_linear":
         return f"decay α = {num(g['alpha'])}, level weights λ = {vec(g['level_weights'])}"
     if rule == "mamba1":
@@ -357,10 +377,12 @@ FRAME_SYMBOLS = {
     "kda": ("α", "β k", "−α ⊙ k", "β k"), "rwkv7": ("w", "rate ⊙ κ̂", "−κ̂", "rate ⊙ k"),
     "deltaproduct": ("α", "α β k₁", "−k₁", "β k₁"), "rwkv6": ("w", None, None, "k"),
     "log_linear": ("α", None, None, "k"), "mamba1": ("α^(i+1)", None, None, "k"),
+    "gdn2": ("α", "k", "−α ⊙ erase ⊙ k", "k"),  # erase: its gate b, renamed as RWKV-7's rate
 }
 FRAME_LATER = ("1", "β kⱼ", "−kⱼ", "β kⱼ")  # DeltaProduct's steps after the first
 FRAME_NAMES = {"rwkv6": "its update (it reads S<sub>t−1</sub> first)",
-               "log_linear": "the sum of its levels", "mamba1": "the same Δ in every value channel"}
+               "log_linear": "the sum of its levels", "mamba1": "the same Δ in every value channel",
+               "gdn2": "its written value w ⊙ v"}
 
 
 def frame_parts(rule: str, k, v, gates: dict):

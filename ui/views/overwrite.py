@@ -53,10 +53,13 @@ def phase_states(states: np.ndarray, decay: np.ndarray, erased: np.ndarray) -> d
 
 
 def phase_texts(name: str, others: list[str], read_back, erased_norm, written_norm,
-                decays: bool, T: int, small: bool) -> dict[str, list[str]]:
+                decays: bool, T: int, small: bool, *, key: str = "k{s}",
+                value: str = "v{s}") -> dict[str, list[str]]:
     """The note's text at rest and in each phase, per t (index t: the step to t; t = 0 has
     none). ``name``: the rule whose numbers are quoted (read_back (T, d_v), the erased and
-    written parts' norms (T,)); ``others``: the other delta rules compared, named."""
+    written parts' norms (T,)); ``others``: the other delta rules compared, named; ``key`` and
+    ``value``: what that rule reads with and writes, ``{s}`` the token's subscript (Gated
+    DeltaNet-2: "b ⊙ k{s}" and "w ⊙ v{s}")."""
     also = f" (and {', '.join(others)})" if others else ""
     rest = (f"<b>{name}</b>{also} overwrites in three phases: 1. read back, 2. erase, 3. write. "
             "<b>Step</b> shows them on its state.")
@@ -64,13 +67,15 @@ def phase_texts(name: str, others: list[str], read_back, erased_norm, written_no
     tiny = TINY * max(float(np.abs(read_back).max(initial=0.0)), 1.0)  # rounding residue: "≈0"
     for t in range(1, T + 1):
         i, s = t - 1, sub(t)
+        k, v = key.format(s=s), value.format(s=s)
+        read = f"Sᵀk{s}" if k == f"k{s}" else f"({k})ᵀS"
         held = f" = {vec(read_back[i], tiny)}" if small else ""
         after = " after its decay" if decays else ""
         out["read"].append(f"1. <b>Read back</b>: {name}{also} reads its state{after} along "
-                           f"k{s}: Sᵀk{s}{held}, the value k{s} returns now.")
+                           f"{k}: {read}{held}, the value {k} returns now.")
         out["erase"].append(f"2. <b>Erase</b>: that value is taken out along k{s} "
                             f"(‖erased part‖ {equals(erased_norm[i], tiny)}).")
-        out["write"].append(f"3. <b>Write</b>: the new value v{s} goes in along k{s} "
+        out["write"].append(f"3. <b>Write</b>: the new value {v} goes in along k{s} "
                             f"(‖written part‖ {equals(written_norm[i], tiny)}).")
     return out
 
