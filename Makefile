@@ -73,6 +73,8 @@ $(STAMP): $(REQS) | system
 
 # What the build needs from the system, from apt in one call when missing (Debian, as root):
 # a Python with venv, and Node.js, which runs the shipped Pyodide to compile the site's bytecode.
+# npm is not needed for the build: it fetches its npm packages itself (KaTeX, and esbuild, which
+# bundles the shell: pins.toml), verified against their pinned integrity.
 system:
 	@mkdir -p .cache
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \

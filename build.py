@@ -22,6 +22,7 @@ from pathlib import Path
 import sitebuild
 from sitebuild import (
     buildinfo,
+    bundle,
     bytecode,
     offline,
     pages,
@@ -56,6 +57,7 @@ def main() -> None:
     wheels.write_wheels(out, [*official.values(), *shipped.values()], lock)
     wheels.discard_project_build(built[sitebuild.PROJECT])
     static.copy_static(out, static.fetch_katex())
+    bundle.bundle_shell(out, bundle.fetch_esbuild())                 # the shell's modules, one file
     fonts = static.write_ui_font(out, static.fetch_ui_font())
 
     packages = pins.PINS["browser_stack"]["packages"]

@@ -50,7 +50,8 @@ export async function showPrerendered() {
   afterRender(jsdoc);
   if (state.ownSettings) document.body.classList.add("lab-waiting");
   else enableTransport(true);
-  if (state.stage !== "cold") stage("rest", waitingFor(), "building the rest of the page", 0.02);  // an embed waiting to be wanted says so
+  // an embed waiting to be wanted says so; a page waiting for its plots before Python, too
+  if (state.stage !== "cold" && state.stage !== "queued") stage("rest", waitingFor(), "building the rest of the page", 0.02);
   watchFigures(jsdoc);
   // The plots are on screen once the frame after them has been painted.
   requestAnimationFrame(() => requestAnimationFrame(() => { timings.firstPlot = performance.now(); }));

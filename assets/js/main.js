@@ -1,8 +1,9 @@
 // The page shell's start-up order, and nothing else (every other module only declares).
 // It starts Python's worker (python.js), shows the page built ahead of time (first-paint.js)
 // and lets the player (player.js) step through it; the live page then takes over
-// (takeover.js; ui/worker.py in the worker). Loaded as the last of the page's deferred
-// scripts (shell.html): BokehJS and Panel have run when this runs.
+// (takeover.js; ui/worker.py in the worker). The build bundles this module and every module it
+// imports into one file (sitebuild/bundle.py: assets/shell.js), loaded as the last of the page's
+// deferred scripts (shell.html): BokehJS and Panel have run when this runs.
 //
 // window.lab, for the tests and the benchmarks:
 //   timings  start-up moments (state.js)        state   a read-only view of state.js's state
@@ -11,6 +12,7 @@
 //            the player's helpers (restyle.js, arrange.js)
 import { kids, viewNames } from "./arrange.js";
 import { leanRenderers, viewOf } from "./bokeh-internals.js";
+import { twoFrames } from "./config.js";
 import { watchPrinting } from "./culling.js";
 import { settleHeight, watchEmbed } from "./embeds.js";
 import { showPrerendered } from "./first-paint.js";
@@ -58,14 +60,14 @@ const pageScripts = new Promise((resolve) => {
   if (document.readyState === "complete") resolve();
   else document.addEventListener("DOMContentLoaded", resolve, { once: true });
 });
-// Python's worker starts at once (early.js) and downloads while this thread draws the page
-// built ahead of time; an embed's waits until it is wanted, in view (wanted.js). Once its plots
-// are on screen the worker hears what the page shows (to adopt it) and starts Python (the
-// formulas come typeset from the build); the parts set aside join once the page is live
-// (later.js), and then the page's height is final.
-startWhenWanted(start);
-pageScripts.then(showPrerendered)
-  .catch((err) => console.error("first paint:", err))
-  .then(() => { describePage(); return state.joined; })
+// The page built ahead of time is shown first; Python's worker starts when it is wanted
+// (wanted.js): at once for a link with settings of its own or a sign of intent, else once the
+// plots are on screen (two frames after first paint) and the page is idle; an embed's, once
+// wanted and in view. Once its plots are on screen the worker hears what the page shows (to
+// adopt it) and starts Python (the formulas come typeset from the build); the parts set aside
+// join once the page is live (later.js), and then the page's height is final.
+const plotted = pageScripts.then(showPrerendered).catch((err) => console.error("first paint:", err));
+startWhenWanted(start, { plotted: plotted.then(twoFrames) });
+plotted.then(() => { describePage(); return state.joined; })
   .catch((err) => console.error("first paint:", err))
   .then(() => { settleHeight(); });

@@ -4,8 +4,8 @@
 // (ui/contract.py: WORKER_MESSAGES, lab-config's contract.worker).
 //
 // The shell calls:
-//   start()               takes over the worker early.js started from the page's head (or
-//                         starts it: an embed, once wanted), and listens to it
+//   start()               starts the worker (worker-start.js) when wanted.js says so, and
+//                         listens to it
 //   describePage()        once the page built ahead of time is on screen: the worker makes the
 //                         live page (it adopts the one on screen when the link has no settings
 //                         of its own)
@@ -161,7 +161,7 @@ export function start(fromSnapshot = true) {
   }
   if (worker && fromSnapshot) return;
   try {
-    worker = startWorker(fromSnapshot);  // early.js may have made it already
+    worker = startWorker(fromSnapshot);
   } catch (err) {
     return fail("The simulator could not start.", "Reload the page. If it happens again, please report it with the details below.", String(err));
   }

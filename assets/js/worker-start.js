@@ -1,7 +1,5 @@
-// Python's worker, created and told what to load as early as the page allows: this module
-// imports only config.js (which imports nothing), so early.js (loaded async from the page's
-// head) reaches it in two more fetches, and the worker downloads and compiles on the other core while this one parses the
-// page and draws the page built ahead of time. What the worker says before python.js listens
+// Python's worker, created and told what to load (python.js starts it when wanted.js says so:
+// never before the first plot's files are in). What the worker says before python.js listens
 // waits here (a worker's messages are not kept for a listener that comes later).
 import { pageConfig } from "./config.js";
 

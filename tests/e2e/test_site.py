@@ -78,7 +78,7 @@ def test_the_life_of_a_page(context, server, site, slug):
     - before Python (its runtime held back): the plots are there, the formulas typeset, every
       part joins, and Step, Back, Play and the timeline work;
     - the start: Python restores the page's memory snapshot in a worker, its files asked for
-      once, early and gzipped, and adopts the page on screen (nothing made or rendered again) at
+      once, gzipped, none before the first plot's files are in (the shell one file), and adopts the page on screen (nothing made or rendered again) at
       the same t, with the same picture;
     - the takeover moves nothing: the transport's boxes stay put (within 1 px), a click where
       Step was is a click on Step, and the start-up line said what it waited for;
@@ -87,6 +87,9 @@ def test_the_life_of_a_page(context, server, site, slug):
     (Before this test these were three visits, three Python starts a page.)"""
     asked = []
     context.on("request", lambda r: asked.append(r.url.rsplit("/", 1)[-1]) if "/pyodide/" in r.url else None)
+    order = []  # ("asked" or "in", path under the site), as the browser reports them
+    context.on("request", lambda r: order.append(("asked", r.url.removeprefix(server.url))))
+    context.on("requestfinished", lambda r: order.append(("in", r.url.removeprefix(server.url))))
     page = context.new_page()
     visit = watch(page)
     held = hold_python(page, PYTHON_WASM)  # the rest downloads: the status names the runtime's
@@ -158,6 +161,16 @@ def test_the_life_of_a_page(context, server, site, slug):
              f"lab-snapshot-{slug}.bin.gz", "lab-packages.bin.gz"]
     assert all(asked.count(name) == 1 for name in early), asked
     assert max(asked.index(name) for name in early) < asked.index("pyodide.js"), asked
+    # the first plot's files came first: the shell as one file (sitebuild/bundle.py), and nothing
+    # under pyodide/ asked for before the last of them was in (assets/js/wanted.js)
+    paths = [p.split("?")[0] for kind, p in order if kind == "asked"]
+    assert paths.count("assets/shell.js") == 1 and not [p for p in paths if p.startswith("assets/js/")], paths
+    first_plot = [f"{slug}.html", "assets/shell.js", "assets/lab.css", "static/panel/1.9.4/dist/panel.min.js",
+                  *(f"static/bokeh/{n}.min.js" for n in ("bokeh", "bokeh-widgets", "bokeh-tables")),
+                  *(f"static/fonts/lab-sans-{w}.woff2" for w in (400, 700))]
+    done = [order.index(("in", f)) for f in first_plot]
+    python_asked = next(i for i, (kind, p) in enumerate(order) if kind == "asked" and p.startswith("pyodide/"))
+    assert max(done) < python_asked, order[:python_asked + 1]
     # Python is in the worker: the page's own scope has no Pyodide and never loaded it
     assert page.evaluate("typeof loadPyodide") == "undefined"
     assert not page.evaluate("[...document.scripts].some((s) => s.src.includes('pyodide.js'))")

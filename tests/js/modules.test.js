@@ -9,9 +9,9 @@ import { join } from "node:path";
 const ASSETS = join(new URL(".", import.meta.url).pathname, "..", "..", "assets");
 const DIR = join(ASSETS, "js");
 const modules = readdirSync(DIR).filter((f) => f.endsWith(".js"));
-// The page's two entry points, the only modules that do something when loaded: main.js sets the
-// start-up order; early.js starts Python's worker as soon as the head is parsed (not an embed's).
-const ENTRIES = ["main.js", "early.js"];
+// The page's one entry point, the only module that does something when loaded: main.js sets the
+// start-up order (the build bundles it with every module it imports: sitebuild/bundle.py).
+const ENTRIES = ["main.js"];
 
 test("no JavaScript file in assets/ is over 250 lines", () => {
   const all = [...readdirSync(ASSETS).filter((f) => f.endsWith(".js")).map((f) => join(ASSETS, f)), ...modules.map((f) => join(DIR, f))];
@@ -38,34 +38,24 @@ test("importing a module does nothing: no global set, no document read, no timer
   assert.deepEqual(Object.keys(globalThis).filter((k) => !before.has(k)), []);
 });
 
-test("main.js sets the start-up order and early.js only starts the worker (not an embed's): the two modules the page loads", () => {
+test("the page loads one shell module, the bundle of main.js, deferred after BokehJS and Panel; nothing else of assets/js", () => {
   const shell = readFileSync(join(ASSETS, "shell.html"), "utf8");
   const scripts = [...shell.matchAll(/<script\b[^>]*\bsrc="([^"]+)"/g)].map((m) => m[1]);
-  assert.deepEqual(scripts.filter((s) => s.startsWith("assets/")), ["assets/js/main.js", "assets/js/early.js", "assets/boot-early.js"]);
-  assert.match(shell, /<script type="module" async src="assets\/js\/early.js"><\/script>/);
-  assert.deepEqual(readFileSync(join(DIR, "early.js"), "utf8").split("\n").filter((l) => l && !l.startsWith("//")),
-    ['import { embedAsked, savesData } from "./config.js";', 'import { startWorker } from "./worker-start.js";',
-      "try { if (!embedAsked() && !savesData()) startWorker(); } catch (err) { /* python.js starts it again and says what failed */ }"]);
+  assert.deepEqual(scripts.filter((s) => s.startsWith("assets/")), ["assets/shell.js", "assets/boot-early.js"]);
+  assert.match(shell, /<script type="module" src="assets\/shell.js"><\/script>/);  // deferred, as modules are
+  assert.doesNotMatch(shell, /modulepreload|(?:src|href)="assets\/js\//);
   // deferred with BokehJS and Panel, and after them: BokehJS is there when first paint runs
   const order = scripts.filter((s) => !s.startsWith("assets/boot-early"));
-  assert.ok(order.indexOf("assets/js/main.js") > order.findIndex((s) => s.includes("panel.min.js")));
-  assert.match(shell, /<script type="module" src="assets\/js\/main.js"><\/script>/);
-});
-
-test("early.js's imports are named in the page's head (modulepreload): the worker starts at once", () => {
-  const shell = readFileSync(join(ASSETS, "shell.html"), "utf8");
-  const preloaded = [...shell.matchAll(/<link rel="modulepreload" href="assets\/js\/([^"]+)">/g)].map((m) => m[1]);
-  const graph = new Set();
+  assert.ok(order.indexOf("assets/shell.js") > order.findIndex((s) => s.includes("panel.min.js")));
+  // every module of assets/js is in main.js's graph but the zoo's own (the zoo page imports it)
+  const graph = new Set(["main.js"]);
   const visit = (f) => {
     for (const m of readFileSync(join(DIR, f), "utf8").matchAll(/^import .* from "\.\/([^"]+)";$/gm)) {
       if (!graph.has(m[1])) { graph.add(m[1]); visit(m[1]); }
     }
   };
-  visit("early.js");
-  assert.ok(graph.size >= 1);
-  assert.deepEqual([...graph].sort(), [...preloaded].sort());
-  // named before the shell's own module, whose forty imports would queue ahead of them
-  assert.ok(shell.indexOf('rel="modulepreload"') < shell.indexOf('src="assets/js/main.js"'));
+  visit("main.js");
+  assert.deepEqual(modules.filter((f) => !graph.has(f)), ["zoo-table.js"]);
 });
 
 test("no module imports itself through others: the shell's imports form no circle", () => {
