@@ -31,7 +31,8 @@
     p.textContent = "The simulator needs a web server: run `make serve` and open the address it prints, or put the site folder on any static web host.";
     box.replaceChildren(h, p);
     box.hidden = false;
-    document.getElementById("lab-status").hidden = true;
+    var status = document.getElementById("lab-status");  // the zoo has none: it has no Python to wait for
+    if (status) status.hidden = true;
     document.body.classList.remove("lab-loading");
     document.body.classList.add("lab-failed");
     if (!window.lab) window.lab = { state: { failed: what, live: false, prerendered: false } };  // the shell did not run

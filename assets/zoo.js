@@ -1,16 +1,18 @@
 // The zoo page (zoo.html): the table the build wrote, sorted and filtered here, with a bar per
 // row for the cache at the chosen length, the presenter view's two scenes (keys 1 and 2, 0 for
-// all columns) and a pasted config.json sent to the hybrid page. No Python on this page.
+// all columns) and the reader's own config.json, which joins the table (zoo-paste.js: Python
+// starts then, and only then).
 // The state lives in the link (?q=, kinds=, sort=, dir=, len=, scene=, where=), so a view can be
 // shared; embed=1 and present=1 are the shell's flags (boot-early.js sets their classes).
-import { COLUMNS, KINDS, LENGTHS, SCENES, barWidths, linkValue, parseAmount, passes, sortRows, valueOf } from "./js/zoo-table.js";
+import { COLUMNS, KINDS, LENGTHS, SCENES, barWidths, parseAmount, passes, sortRows, valueOf } from "./js/zoo-table.js";
 import { postHeight, settleHeight } from "./js/embeds.js";
+import { ownConfig } from "./zoo-paste.js";
 
 const $ = (id) => document.getElementById(id);
 const root = document.documentElement;
 const body = document.querySelector("#zoo-table tbody");
-const all = [...body.rows];
-const MAX_LINK_VALUE = 20000;  // ui/urlstate.py MAX_VALUE: characters of one value in a link
+const all = [...body.rows];  // the build's rows, then the reader's own as they join
+const config = JSON.parse($("lab-config").textContent);
 
 const view = { q: "", kinds: [...KINDS], sort: [["name", 1]], len: "1M", scene: "", where: null };
 
@@ -57,8 +59,9 @@ function render() {
     a.href = a.getAttribute("href").replace(/([?&]t=)\d+/, `$1${{ "32K": 5, "128K": 7, "1M": 10 }[view.len]}`);
   }
   $("zoo-bar-head").textContent = `Cache at ${view.len}`;
-  $("zoo-count").textContent = shown.length === all.length ? `${all.length} models`
-    : `${shown.length} of ${all.length} models shown`;
+  const yours = all.filter((r) => r.dataset.source === "yours").length;
+  $("zoo-count").textContent = (shown.length === all.length ? `${all.length} models`
+    : `${shown.length} of ${all.length} models shown`) + (yours ? ` (${yours} of yours)` : "");
   for (const th of document.querySelectorAll("#zoo-table thead th[data-col]")) {
     const [key, dir] = keys[0];
     if (th.dataset.col === key) th.setAttribute("aria-sort", dir > 0 ? "ascending" : "descending");
@@ -159,21 +162,13 @@ function theme() {
   try { localStorage.setItem("lab-theme", root.dataset.theme); } catch (err) { /* storage may be blocked */ }
 }
 
-function ownConfig() {
-  const say = (text) => { $("zoo-config-say").textContent = text; };
-  $("zoo-config-open").addEventListener("click", () => {
-    let hf;
-    try {
-      hf = linkValue($("zoo-config").value);
-    } catch (err) {
-      return say(`Not read: ${String(err.message || err).slice(0, 160)}. Paste the whole file, as JSON.`);
-    }
-    if (hf.length > MAX_LINK_VALUE) {
-      return say(`This config.json takes ${hf.length.toLocaleString("en")} characters in a link (at most ${MAX_LINK_VALUE.toLocaleString("en")}): paste it into the hybrid page's config.json box instead.`);
-    }
-    say("Opening the hybrid page…");
-    location.href = `hybrid.html?model_a=custom&hf=${hf}&engine=vllm&weights=shipped&gpu=H100-80GB&t=10`;
-  });
+// A row of the reader's own joins the table, sorted and filtered as the others; true if shown.
+function addRow(tr) {
+  body.append(tr);
+  all.push(tr);
+  if (root.classList.contains("embed")) for (const a of tr.querySelectorAll("a[href]")) Object.assign(a, { target: "_blank", rel: "noopener" });
+  render();
+  return !tr.hidden;
 }
 
 // In an iframe (?embed=1): the host sizes the frame to the page (assets/lab-embed-host.js), and a
@@ -193,7 +188,7 @@ function offline() {
 readLink();
 controls();
 keys();
-ownConfig();
+ownConfig({ addRow, config: config.worker });
 if (root.classList.contains("present") && !view.scene) view.scene = "kind";
 if (view.scene) scene(view.scene); else render();
 embed();

@@ -532,6 +532,16 @@ def model_name(config: dict[str, Any], family: str, parameters: int | None = Non
     return f"{base}, {parameters / 1e9:,.1f}B parameters"
 
 
+def pasted_name(config: dict[str, Any], family: str, parameters: int | None = None) -> str:
+    """`model_name` of a whole config.json: a multimodal wrapper with no name of its own is named
+    by its language model's config (its text_config's `_name_or_path` or architecture)."""
+    name = model_name(config, family, parameters)
+    nested, inner = unwrap(config)
+    if nested and name.startswith(f"{family} (config.json)"):
+        name = model_name(inner, family, parameters)
+    return name
+
+
 def _read_layers(reader: Reader, family: str, known: bool) -> tuple[list[dict[str, Any]], list[str]]:
     """(layer entries, parts left out): a known family's builder, else part by part."""
     if known:

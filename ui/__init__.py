@@ -8,6 +8,10 @@
 - ``ui.contract``      what Python and the browser's shell (assets/js/) agree on: role classes,
                        frame bindings, worker messages.
 - ``ui.urlstate``      a page's settings <-> its query string, and the link contract.
+- ``ui.link_values``   a dict as a link carries it, with the standard library only (ui.urlstate
+                       and ui.zoo share it).
+- ``ui.zoo``           the zoo's rows (zoo.html): at build time, and in the zoo's own worker for
+                       a config.json the reader adds (sim and the standard library only).
 - ``ui.app``           the page built ahead of time (``prerender``) and ``launch``, which runs a
                        page in Pyodide's worker or under ``panel serve``.
 - ``ui.worker``        the page's Python in the browser's worker, linked to the page by messages.

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import math
 import zlib
 from urllib.parse import parse_qsl, urlencode
@@ -25,6 +24,13 @@ import param
 
 from ui.contract import VIEW_PREFIX
 from ui.fmt import plain as text
+from ui.link_values import (  # noqa: F401  (stated there; read from here too)
+    COMPRESS_ABOVE,
+    DEFLATED,
+    MAX_INFLATED,
+    MAX_VALUE,
+    encode_json,
+)
 
 # The keys of a link that are not settings: the player's and the shell's, with what each
 # accepts. Stated here once: build.py writes it into every page (``link_contract``), and the
@@ -45,14 +51,8 @@ SHELL_KEYS: dict[str, dict] = {
               "doc": "Play's steps per second"},
 }
 MAX_QUERY = 100_000  # characters of a query string read at all
-MAX_VALUE = 20_000  # characters of one value (a custom model's JSON, base64url)
 MAX_NOTICES = 6  # sentences of one notice; the rest are counted ("and 3 more")
 MAX_NAMED = 3  # unknown keys named in one sentence
-# Dicts and lists longer than this (base64url characters) travel deflated: the defaults stay
-# plain, so the link a page writes of its defaults is the same text in every Python.
-COMPRESS_ABOVE = 2_000
-DEFLATED = "z."  # never the start of base64url ('.' is not in its alphabet)
-MAX_INFLATED = 8 * 2**20  # bytes a deflated value may grow to (the largest config.json read)
 
 
 def link_contract(page) -> dict:
@@ -96,10 +96,6 @@ def _keys(page) -> dict[str, str]:
     return {page.link_keys.get(n, n): n for n in page.settings()}
 
 
-def _b64(raw: bytes) -> str:
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
 def encode_value(p: param.Parameter, value) -> str:
     """A setting's value as its link writes it (a page measures a model against MAX_VALUE)."""
     if isinstance(p, param.Boolean):
@@ -107,12 +103,7 @@ def encode_value(p: param.Parameter, value) -> str:
     if isinstance(p, param.ListSelector):
         return ",".join(map(str, value))
     if isinstance(value, (dict, list, tuple)):
-        raw = json.dumps(value, separators=(",", ":"), sort_keys=True).encode()
-        plain = _b64(raw)
-        if len(plain) <= COMPRESS_ABOVE:
-            return plain
-        deflated = DEFLATED + _b64(zlib.compress(raw, 9))
-        return deflated if len(deflated) < len(plain) else plain
+        return encode_json(value)
     if isinstance(value, float):
         return repr(value)  # the shortest text that reads back as the same float
     return str(value)

@@ -88,20 +88,3 @@ export function barWidths(rows, length) {
   const top = Math.max(1, ...rows.flatMap((r) => [of(r, "ideal"), of(r, "vllm")]));
   return rows.map((r) => [of(r, "ideal"), of(r, "vllm")].map((v) => (100 * v) / top));
 }
-
-// A config.json's text as the hybrid page's link carries it (ui/urlstate.py): compact JSON with
-// sorted keys, base64url without padding. Throws on text that is not a JSON object.
-export function linkValue(text) {
-  const value = JSON.parse(text);
-  if (!value || typeof value !== "object" || Array.isArray(value)) throw new Error("a config.json is one JSON object");
-  const raw = new TextEncoder().encode(JSON.stringify(sorted(value)));
-  let bin = "";
-  for (const b of raw) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-function sorted(v) {
-  if (Array.isArray(v)) return v.map(sorted);
-  if (v && typeof v === "object") return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])]));
-  return v;
-}

@@ -1,7 +1,8 @@
 """The zoo (zoo.html) in Chromium: live at first paint with Python, BokehJS and Panel blocked;
 sorting and filtering; a row's link opens the hybrid page on that model with the same figures;
 embedded, in the presenter view and on a phone (no sideways scroll); kept by the service
-worker. Screenshots with LAB_SHOTS=1: zoo-1366, zoo-phone, zoo-present."""
+worker; a config.json of the reader's own joins the table (Python then, and only then).
+Screenshots with LAB_SHOTS=1: zoo-1366, zoo-phone, zoo-present, zoo-yours-1366, zoo-yours-phone."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import re
 
 import pytest
 
-from tests.e2e.conftest import SITE, deep_text, shot, wait_live, watch
+from sim import cache, engines, hf_config, weights
+from tests.e2e.conftest import ROOT, SITE, deep_text, shot, wait_live, watch
 
 pytestmark = pytest.mark.e2e
 
@@ -128,3 +130,85 @@ def test_the_service_worker_keeps_the_zoo():
         assert f'"{name}"' in sw, name
     assert 'href="zoo.html"' in (SITE / "index.html").read_text()
     assert 'href="zoo.html"' in (SITE / "gates.html").read_text()  # the footer
+
+
+SAY = "document.getElementById('zoo-config-say').textContent"
+PUBLISHED = ROOT / "tests" / "sim" / "hf_configs" / "published"
+
+
+def _said(page, before: str) -> str:
+    """The status line once it answers (it changes from ``before`` and is not a progress line)."""
+    page.wait_for_function(f"(b) => {SAY} !== b && !{SAY}.endsWith('…')", arg=before, timeout=120_000)
+    return page.inner_text("#zoo-config-say")
+
+
+def test_a_config_json_of_your_own_joins_the_table(context, server):
+    """One visit: text that is not JSON is refused before Python starts; a file Python cannot read
+    is named in one line and the table stays; a published config.json pasted joins as a row of
+    yours with sim's own numbers, and one chosen as a file (with a byte-order mark) too; the
+    rows sort and filter with the rest; Python is Pyodide, numpy and the project's wheel only."""
+    page = context.new_page()
+    page.set_viewport_size({"width": 1366, "height": 768})
+    visit = watch(page)
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url.rsplit("/", 1)[-1]) if "/pyodide/" in r.url else None)
+    page.goto(f"{server.url}zoo.html")
+    page.wait_for_function("window.lab && window.lab.zoo")
+    box = page.locator("#zoo-config")
+    box.fill('{"model_type": "qwen3",')
+    page.click("#zoo-config-add")
+    assert page.inner_text("#zoo-config-say").startswith("Not added: config.json: not valid JSON (")
+    assert asked == [] and box.get_attribute("aria-invalid") == "true"  # no Python for that
+    box.fill('{"model_type": "qwen3", "hidden_size": 1024}')
+    page.click("#zoo-config-add")
+    said = _said(page, page.inner_text("#zoo-config-say"))
+    assert said == "Not added: num_hidden_layers: missing; this architecture needs it", said
+    assert page.locator("#zoo-table tbody tr").count() == 35 and box.input_value().endswith("1024}")
+    # a published file pasted: its row is sim's, as the build's row of that file is
+    path = PUBLISHED / "qwen3-30b-a3b.config.json"
+    box.fill(path.read_text())
+    page.click("#zoo-config-add")
+    said = _said(page, said)
+    config = json.loads(path.read_text())
+    model, report = hf_config.from_hf_config(config)
+    count = weights.parameter_count(config)
+    name = f"Qwen3MoeForCausalLM, {count.total / 1e9:,.1f}B parameters"
+    assert said == f"Added {name} to the table as a row of yours.", said
+    row = page.locator("tr[data-source=yours]").first
+    got = {c: row.locator(f"[data-col={c}]").get_attribute("data-v") for c in ("state", "kv32K", "kv1M", "weights")}
+    assert got == {"state": str(cache.state_bytes(model, 1, "fp32")),
+                   "kv32K": str(cache.kv_cache_bytes(model, 2**15, 1, "bf16")),
+                   "kv1M": str(cache.kv_cache_bytes(model, 2**20, 1, "bf16")), "weights": str(count.shipped_bytes)}
+    vllm = engines.allocate(model, 2**17, 1, "vllm", family=report["family"], kv_dtype="bf16").kv_bytes
+    assert row.locator("[data-col=vllm128K]").get_attribute("value") == str(vllm)
+    built = {r["id"]: r for r in json.loads((SITE / "zoo" / "zoo.json").read_text())}["qwen3-30b-a3b"]
+    assert row.locator("a.zoo-open").get_attribute("href") == built["link"]  # the hybrid page, as A
+    assert row.locator(".zoo-src").inner_text().startswith("your config.json")
+    assert page.inner_text("#zoo-count") == "36 models (1 of yours)"
+    # a file chosen, with a byte-order mark: named by the file; the same text again is one row
+    page.set_input_files("#zoo-file", files=[{"name": "gpt-oss-120b.config.json", "mimeType": "application/json",
+                                             "buffer": b"\xef\xbb\xbf" + (PUBLISHED / "gpt-oss-120b.config.json").read_bytes()}])
+    said = _said(page, said)
+    assert said == "Added gpt-oss-120b to the table as a row of yours.", said
+    box.fill(path.read_text())
+    page.click("#zoo-config-add")
+    assert "in the table already, as " + name in page.inner_text("#zoo-config-say")
+    # sorted and filtered with the rest
+    page.locator("thead th[data-col=kv1M] button").click()
+    values = [int(v) for v in page.evaluate(VISIBLE_JS, "kv1M")]
+    assert len(values) == 37 and values == sorted(values, reverse=True)
+    page.fill("#zoo-q", "gpt-oss")
+    assert sorted(page.evaluate(VISIBLE_JS, "name")) == ["gpt-oss-120b", "gpt-oss-120b"]
+    assert page.inner_text("#zoo-count") == "2 of 37 models shown (2 of yours)"
+    page.fill("#zoo-q", "")
+    # Python was the runtime, numpy and the project's wheel: no Bokeh, Panel or param
+    assert {f for f in asked if f.endswith(".whl")} == {
+        "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl", json.loads(page.evaluate(
+            "document.getElementById('lab-config').textContent"))["worker"]["wheel"]}
+    row.scroll_into_view_if_needed()
+    shot(page, "zoo-yours-1366")
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    row.scroll_into_view_if_needed()
+    shot(page, "zoo-yours-phone")
+    assert visit.problems() == []

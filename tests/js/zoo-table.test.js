@@ -1,8 +1,8 @@
 // The zoo's table logic (assets/js/zoo-table.js) on stand-in rows: amounts typed with units,
-// sorting with missing values last, the filter by name, kind and column, the bars, the link value.
+// sorting with missing values last, the filter by name, kind and column, the bars.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { barWidths, linkValue, parseAmount, passes, sortRows, valueOf } from "../../assets/js/zoo-table.js";
+import { barWidths, parseAmount, passes, sortRows, valueOf } from "../../assets/js/zoo-table.js";
 
 // A stand-in <tr>: cells by data-col with data-v; hidden <data> for vLLM's KV and the bars.
 function row(name, kinds, cols, data = {}) {
@@ -63,13 +63,4 @@ test("bars: in % of the largest shown, exact and vLLM", () => {
   assert.deepEqual(a, [100, 100]);
   assert.ok(Math.abs(b[0] - (100 * 171900928) / 137438953472) < 1e-9);
   assert.deepEqual([c[1]], [0]);
-});
-
-test("a pasted config.json as the hybrid page's link carries it: sorted compact JSON, base64url", () => {
-  const v = linkValue('{"b": 1, "a": {"y": [1, 2], "x": "é"}}');
-  const back = JSON.parse(Buffer.from(v.replace(/-/g, "+").replace(/_/g, "/"), "base64").toString("utf8"));
-  assert.equal(JSON.stringify(back), '{"a":{"x":"é","y":[1,2]},"b":1}');
-  assert.ok(!/[+/=]/.test(v));
-  assert.throws(() => linkValue("[1]"));
-  assert.throws(() => linkValue("{oops"));
 });

@@ -16,6 +16,7 @@ import pytest
 from sim import cache, engines, gpus, hf_config, weights
 from sim.presets import PRESET_HF_CONFIGS
 from sitebuild import ROOT, zoo
+from ui import zoo as ui_zoo
 
 PUBLISHED = sorted((ROOT / "tests" / "sim" / "hf_configs" / "published").glob("*.config.json"))
 
@@ -31,12 +32,12 @@ def expected(model, config) -> dict:
     report = hf_config.from_hf_config(config)[1] if config else {"family": None, "max_context": None}
     family, limit = report["family"], report["max_context"]
     out = {"state": cache.state_bytes(model, 1, "fp32"),
-           "kv": {n: cache.kv_cache_bytes(model, t, 1, "bf16") for n, t in zoo.LENGTHS.items()},
+           "kv": {n: cache.kv_cache_bytes(model, t, 1, "bf16") for n, t in ui_zoo.LENGTHS.items()},
            "weights": weights.parameter_count(config).shipped_bytes if config else None}
     options = {"family": family, "kv_dtype": "bf16"}
     try:
         out["vllm"] = {n: engines.allocate(model, t, 1, "vllm", **options).kv_bytes
-                       for n, t in zoo.LENGTHS.items()}
+                       for n, t in ui_zoo.LENGTHS.items()}
     except ValueError:
         out["vllm"], out["max_tokens"] = None, None
         return out
@@ -84,10 +85,44 @@ def test_figures_worked_by_hand(rows):
     assert rows["recurrentgemma-2b"]["vllm"] is None and "recurrent_gemma" in rows["recurrentgemma-2b"]["refusal"]
 
 
+def _runtime(out) -> dict[str, int]:
+    """A site's pyodide/ as the build leaves it, in small: the runtime's files, the gzipped
+    standard library, numpy, the project's wheel and a lock naming them; returns each file's
+    bytes."""
+    import gzip  # noqa: PLC0415
+
+    from sitebuild.pins import PINS  # noqa: PLC0415
+
+    folder = out / "pyodide"
+    folder.mkdir()
+    files = {"pyodide.js": 10, "pyodide.asm.js": 20, "pyodide.asm.wasm": 30,
+             "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl": 40,
+             "linear_attention_lab-0.1.0-py3-none-any.whl": 50, "bokeh-3.9.2-py3-none-any.whl": 60}
+    assert set(PINS["pyodide"]["files"]) == {*list(files)[:3], "python_stdlib.zip", "pyodide-lock.json"}
+    for name, n in files.items():
+        (folder / name).write_bytes(b"x" * n)
+    (folder / "python_stdlib.zip.gz").write_bytes(gzip.compress(b"s" * 1000))
+    lock = {"packages": {"numpy": {"file_name": list(files)[3], "depends": []},
+                         "linear-attention-lab": {"file_name": list(files)[4], "depends": ["bokeh", "numpy"]},
+                         "bokeh": {"file_name": list(files)[5], "depends": []}}}
+    (folder / "pyodide-lock.json").write_text(json.dumps(lock))
+    return {p.name: p.stat().st_size for p in folder.iterdir()}
+
+
 def test_the_page_is_the_rows(tmp_path, rows):
     (tmp_path / "index.html").write_text("<ol class=cards><li>a</li></ol>")
+    sizes = _runtime(tmp_path)
     assert zoo.write_zoo(tmp_path, "b1") == ["zoo.html"]
     page = (tmp_path / "zoo.html").read_text()
+    config = json.loads(re.search(r'<script id="lab-config" type="application/json">(.*?)</script>', page).group(1))
+    worker = config["worker"]
+    # the zoo's Python: numpy by name, the project's wheel by its file (its lock entry would bring
+    # Bokeh), the stdlib's length unzipped; the download is every one of those files and the lock
+    assert (worker["packages"], worker["wheel"]) == (["numpy"], "linear_attention_lab-0.1.0-py3-none-any.whl")
+    assert worker["gzipped"] == {"python_stdlib.zip": 1000}
+    assert worker["download_bytes"] == sum(n for f, n in sizes.items() if not f.startswith("bokeh"))
+    assert worker["max_bytes"] == 8 * 2**20 and worker["function"] == "pasted_row_json"
+    assert callable(getattr(ui_zoo, worker["function"]))
     assert "{{" not in page and page.count("<tr id=\"m-") == len(rows)
     assert 'href="zoo.html"' in (tmp_path / "index.html").read_text()
     assert json.loads((tmp_path / "zoo" / "zoo.json").read_text())[0]["id"] == "llama-3-8b"
@@ -126,7 +161,7 @@ def test_a_rows_link_opens_the_hybrid_page_with_the_same_figures(rows, key):
 
 
 def test_a_config_json_alone_in_a_link_is_the_custom_model_with_its_weights():
-    """The zoo's pasted config.json goes to the hybrid page as hf= alone."""
+    """A config.json alone (hf=) in a link is the custom model, its weights counted from the file."""
     from ui.pages.hybrid import HybridPage  # noqa: PLC0415
     from ui.urlstate import apply_query  # noqa: PLC0415
 

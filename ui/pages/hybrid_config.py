@@ -63,10 +63,7 @@ def read_config(text: str) -> tuple[dict, dict, dict]:
     except ValueError as err:
         count, report = None, {**report, "weights": plain(err, 200)}
     parameters = None if count is None else count.total
-    nested, inner = hf_reader.unwrap(config)
-    name = hf_config.model_name(config, report["family"], parameters)
-    if nested and name.startswith(f"{report['family']} (config.json)"):
-        name = hf_config.model_name(inner, report["family"], parameters)
+    name = hf_config.pasted_name(config, report["family"], parameters)
     return {**out, "name": name}, report, config
 
 
