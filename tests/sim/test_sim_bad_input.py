@@ -141,6 +141,7 @@ CALLS: dict[str, dict[str, Any]] = {
         "A": {"kind": "attention", "kv_heads": 1, "head_dim": 8}, "B": {"kind": "mlp"}}},
     "gpus.gpu_memory_bytes": {"gpu": next(iter(sim.gpus.GPUS))},
     "hf_config.model_name": {"config": HF_CONFIG, "family": "llama"},
+    "hf_config.pasted_name": {"config": HF_CONFIG, "family": "llama"},
     "hf_parts.read_parts": {"config": HF_CONFIG, "family": "llama", "reader": None},
     "hf_parts.cache_entries": {"parts": sim.hf_parts.read_parts(HF_CONFIG, "llama")},
     "weights.describe_shipped": {"rows": {"bf16": [8, 16]}},
