@@ -160,8 +160,14 @@ def test_a_config_json_of_your_own_joins_the_table(context, server):
     assert page.inner_text("#zoo-config-say").startswith("Not added: config.json: not valid JSON (")
     assert asked == [] and box.get_attribute("aria-invalid") == "true"  # no Python for that
     box.fill('{"model_type": "qwen3", "hidden_size": 1024}')
+    page.route("**/pyodide/pyodide.js", lambda route: route.abort())  # Python cannot start: said
     page.click("#zoo-config-add")
     said = _said(page, page.inner_text("#zoo-config-say"))
+    assert said.startswith("Python could not start, so nothing was added: ") and said.endswith("try again."), said
+    page.unroute("**/pyodide/pyodide.js")
+    visit.failed.clear()  # the file held back above
+    page.click("#zoo-config-add")  # again: a new worker
+    said = _said(page, said)
     assert said == "Not added: num_hidden_layers: missing; this architecture needs it", said
     assert page.locator("#zoo-table tbody tr").count() == 35 and box.input_value().endswith("1024}")
     # a published file pasted: its row is sim's, as the build's row of that file is
