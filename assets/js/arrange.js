@@ -4,7 +4,7 @@
 // secondary (never in the presenter view), controls (the settings, folded away in the presenter
 // view, on phones and in print), present_drop, no_print, and the view prefix + a name
 // (?view=<name>). Works in node.
-import { allModels, rootsOf } from "./bokeh-internals.js";
+import { allModels, isFigure, rootsOf } from "./bokeh-internals.js";
 import { contract, hasClass, hasRole, roles, viewClass } from "./config.js";
 
 export function kids(m) {
@@ -39,7 +39,9 @@ export function layoutWanted(doc, present, opts) {
   return { show, hide, keep };
 }
 const hiddenByView = new WeakSet();
+// Returns the models in the parts the view leaves out (those parts and everything in them).
 export function arrange(doc, { show, hide, keep = [] }) {
+  const left = new Set(), shown = new Set(), leave = (m) => { if (!left.has(m)) { left.add(m); kids(m).forEach(leave); } };
   const within = new Map();  // model -> holds a model marked with one of `show`
   const marked = (m) => show.some((cls) => hasClass(m, cls));
   const holds = (m) => {
@@ -57,7 +59,23 @@ export function arrange(doc, { show, hide, keep = [] }) {
       else on = holds(m);
     }
     setVisible(m, on);
-    if (on) for (const k of kids(m)) walk(k, inside);
+    if (on) { shown.add(m); for (const k of kids(m)) walk(k, inside); } else leave(m);
   };
   for (const r of rootsOf(doc)) walk(r, false);
+  for (const m of shown) left.delete(m);  // (a model in two parts, one shown)
+  return left;
+}
+// The figures in the parts this view leaves out, and their parts (title, axes, legends, colour
+// bars, annotations, glyphs): left as they are, styled when a view shows them again (a scene
+// showed one figure of nine, and a key restyled all nine at its scale).
+const PANELS = ["left", "right", "above", "below", "center", "renderers"];
+export function figuresLeft(left) {
+  const skip = new Set();
+  for (const m of left) {
+    if (!isFigure(m)) continue;
+    skip.add(m);
+    if (m.title && typeof m.title === "object") skip.add(m.title);
+    for (const side of PANELS) for (const x of m[side] || []) if (x && typeof x === "object") { skip.add(x); if (x.glyph) skip.add(x.glyph); }
+  }
+  return skip;
 }

@@ -18,22 +18,25 @@ export function shownParts(doc) {
   }
   return parts;
 }
-// [bottom, right] of every shown part, and the document's own scroll size.
-export function extent(doc) {
-  let bottom = document.documentElement.scrollHeight, right = document.documentElement.scrollWidth;
+// [bottom, right] of every shown part, and the document's own scroll size (in a room narrower
+// or shorter than the screen, the lesson text beside or below it: only where it scrolls).
+export function extent(doc, room = { width: innerWidth, height: innerHeight }) {
+  const el = document.documentElement;
+  let bottom = room.height < innerHeight && el.scrollHeight <= innerHeight ? 0 : el.scrollHeight;
+  let right = room.width < innerWidth && el.scrollWidth <= innerWidth ? 0 : el.scrollWidth;
   for (const { r } of shownParts(doc)) { bottom = Math.max(bottom, r.bottom + scrollY); right = Math.max(right, r.right + scrollX); }
   return [Math.ceil(bottom), Math.ceil(right)];
 }
 // BokehJS lays out asynchronously: the extent once it stops moving (two frames the same).
-export async function settled(doc) {
+export async function settled(doc, room) {
   let last = "", same = 0;
   for (let i = 0; i < 24 && same < 2; i++) {
     await new Promise((r) => requestAnimationFrame(r));
-    const now = extent(doc).join();
+    const now = extent(doc, room).join();
     same = now === last ? same + 1 : 0;
     last = now;
   }
-  return extent(doc);
+  return extent(doc, room);
 }
 export const overflows = ([bottom, right], box = { width: innerWidth, height: innerHeight }) =>
   bottom > box.height || right > box.width;  // whole pixels (fitMeasure rounds up): a scrolled pixel scrolls

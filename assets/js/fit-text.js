@@ -58,11 +58,12 @@ function showNumbers(renderer, on) {
   else if (on && hiddenHere.has(renderer)) { hiddenHere.delete(renderer); if (!renderer.visible) renderer.visible = true; }
 }
 
-export const fitTexts = (doc, f, present) => viewsIndexed(() => fitTextsNow(doc, f, present));
-function fitTextsNow(doc, f, present) {
+// skip: figures the view leaves out (restyle.js), fitted when shown again.
+export const fitTexts = (doc, f, present, skip = null) => viewsIndexed(() => fitTextsNow(doc, f, present, skip));
+function fitTextsNow(doc, f, present, skip) {
   const cells = [];  // [glyph, px, on screen] of every heatmap's numbers
   for (const fig of allModels(doc)) {
-    if (!isFigure(fig) || typeof base(fig, "width") !== "number" || typeof base(fig, "height") !== "number") continue;
+    if (!isFigure(fig) || (skip && skip.has(fig)) || typeof base(fig, "width") !== "number" || typeof base(fig, "height") !== "number") continue;
     const was = laidOut(fig);
     // (as restyle sized it: in the presenter view scaled, and never under its least plot area)
     const own = (prop, by) => (typeof fig[prop] === "number" ? fig[prop] : base(fig, prop) * by);

@@ -3,6 +3,7 @@
 // keys and Space, buttons Space and Enter.
 import { $, presenting } from "./config.js";
 import { player } from "./player.js";
+import { refitRoom } from "./presenter.js";
 import { pickScene } from "./scenes.js";
 import { toggleTheme } from "./theme.js";
 import { togglePresent } from "./view-switch.js";
@@ -33,9 +34,11 @@ function toggleFullscreen() {
   else if (document.documentElement.requestFullscreen) document.documentElement.requestFullscreen().catch(() => {});
 }
 // The lesson text: hidden or shown on the page; in the presenter view (where it is hidden)
-// shown at the side, over the figures, and hidden again.
+// shown in a column at the side (below on a phone), the figures fitted into what is left, and
+// hidden again.
 function toggleText() {
   document.documentElement.classList.toggle(presenting() ? "show-text" : "hide-text");
+  refitRoom();
 }
 function toggleHelp() {
   const dlg = $("dlg-help");

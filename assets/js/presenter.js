@@ -1,17 +1,17 @@
-// The presenter view fits one screen: the figures' scale is the largest with which the page
-// neither scrolls nor overflows sideways (from one measurement, the scale that fills the room
-// below the transport; then a binary search, as a row may wrap); then their widths grow, up to
-// MAX_WIDE, into what room the rows leave at the side, and their heights into the room below.
-// Each try is one BokehJS layout, out of sight (the stage area is transparent while fitting;
-// a refit keeps a still of what was fitted on screen: still.js).
-// Same page, same screen: same result. A refit that is not full (a new document on screen:
-// the takeover) keeps the scale as long as the page still fits, so nothing moves when Python
-// takes over the page built ahead of time. Writes state.scale, wide, tall, drop, fitted and
-// fitTries.
-import { allModels, viewOf } from "./bokeh-internals.js";
-import { $, hasRole, presenting } from "./config.js";
-import { figureKey, figureRows, MAX_WIDE, overflows, settled, shownParts, widths } from "./fit-measure.js";
+// The presenter view fits one screen: fit-search.js searches a view's fit (a dozen layouts, out
+// of sight: the stage area is transparent while fitting, and a still of what was on the stage
+// stays on screen meanwhile: still.js). A fit is remembered (fit-memory.js), and every scene's
+// is measured ahead of time, in idle time after a fit (rehearse), so a scene key or l (the
+// lesson text beside the figures) restyles once with a fit known: one layout, painted in the
+// next frame, then checked where it is (searched again only if it no longer fits). Same page,
+// same screen: same result. A refit that is not full (a new document on screen: the takeover)
+// keeps the scale as long as the page still fits, so nothing moves when Python takes over the
+// page built ahead of time. Writes state.scale, wide, tall, drop, fitted, fitTries, rehearsing,
+// rehearsed.
+import { linkContract, $, presenting } from "./config.js";
+import { figureKey, overflows, settled } from "./fit-measure.js";
 import { recallFit, rememberFit } from "./fit-memory.js";
+import { fitView, FitStopped, MIN_SCALE, screenRoom, trialOf, tryTrial } from "./fit-search.js";
 import { fontsLoaded } from "./fonts.js";
 import { player } from "./player.js";
 import { state, timings } from "./state.js";
@@ -19,45 +19,8 @@ import { holdStill, releaseStill } from "./still.js";
 import { restyleAll } from "./theme.js";
 
 export { figureKey };
-export const GOOD_SCALE = 0.9;  // a heatmap of 12 tokens has room for its tick labels
-export const MIN_SCALE = 0.75;  // below it, a heatmap of 12 tokens runs its tick labels together (running-sum at 0.73)
+export { GOOD_SCALE, MIN_SCALE, searchScale } from "./fit-search.js";
 
-// Binary search (from one measurement's guess) for the largest scale in [lo, 3.2] at which
-// the page fits; null if it does not fit at lo. tryFit(scale) resolves to {fits, reach:
-// [bottom, right]}; room: {top (where the stage area starts), width, height} of the screen.
-export async function searchScale(lo, tryFit, room) {
-  let scale = Math.max(lo, 1.45), hi = 3.2, best = null;
-  if (!(await tryFit(lo)).fits) return null;
-  best = lo;
-  for (let i = 0; i < 6 && hi - lo > 0.03; i++) {
-    const { fits, reach: [bottom, right] } = await tryFit(scale);
-    if (fits) { lo = scale; best = scale; } else hi = scale;
-    const high = Math.max(1, bottom - room.top), wide = Math.max(1, right - 16);
-    let next = 0.985 * scale * Math.min((room.height - 6 - room.top) / high, (room.width - 18) / wide);
-    if (!(next > lo && next < hi)) next = (lo + hi) / 2;   // a row wrapped: halve the gap
-    next = Math.round(next * 100) / 100;
-    if (Math.abs(next - best) < 0.02) break;
-    scale = next;
-  }
-  return best;
-}
-
-// Try one scale and width factors; resolves to whether the shown parts fit the screen.
-async function tryFit(scale, wide, tall = 1) {
-  state.fitTries += 1;
-  state.scale = scale;
-  state.wide = wide;
-  state.tall = tall;
-  restyleAll();
-  const reach = await settled(player.doc);
-  return { fits: !overflows(reach), reach };
-}
-const screenRoom = () => ({ top: $("lab-stage-area").getBoundingClientRect().top + scrollY, width: innerWidth, height: innerHeight });
-const search = (lo) => searchScale(lo, (s) => tryFit(s, new Map()), screenRoom());
-
-// (one on screen: a scene, ?view=<name>, may have none in it)
-const onScreen = (m) => { const v = viewOf(m), r = v && v.el && v.el.isConnected ? v.el.getBoundingClientRect() : null; return !!r && r.width > 0; };
-const hasDroppable = () => !!player.doc && allModels(player.doc).some((m) => hasRole(m, "present_drop") && onScreen(m));
 // One quiet line at the screen's foot when the presenter view leaves something out.
 function fitNote(dropped, tooSmall) {
   const el = $("lab-fit-note");
@@ -67,51 +30,32 @@ function fitNote(dropped, tooSmall) {
     : dropped ? "To keep the figures readable on this screen, the presenter view leaves out the readouts beside them; the full page (p) shows them." : "";
   el.hidden = !el.textContent;
 }
-
-// One full fit: the largest scale that fits, never below MIN_SCALE (the type stays
-// presenter-sized while figures shrink: below it a figure's ticks run together). If even that
-// does not fit, the parts a page marks present_drop are left out (said in a quiet line),
-// and only a screen too small for the figures alone goes lower. First at a comfortable scale
-// (whole page, then without the parts it may leave out), then down to the smallest readable one.
-async function fitOnce() {
-  let scale = null;
-  for (const [lo, drop] of [[GOOD_SCALE, false], [GOOD_SCALE, true], [MIN_SCALE, false], [MIN_SCALE, true]]) {
-    if (drop && !hasDroppable()) continue;
-    state.drop = drop;
-    if ((scale = await search(lo)) !== null) break;
-  }
-  const tooSmall = scale === null;
-  if (tooSmall) scale = (await search(0.45)) || 0.45;
-  fitNote(state.drop, tooSmall);
-  await tryFit(scale, new Map());
-  // then each row's figures wider, into the room at its side (halved back while the page no
-  // longer fits: a widened row may wrap)
-  let wide = player.doc ? widths(shownParts(player.doc)) : new Map();
-  for (let i = 0; i < 3 && [...wide.values()].some((w) => w > 1); i++) {
-    if ((await tryFit(scale, wide)).fits) break;
-    wide = new Map([...wide].map(([k, w]) => [k, i < 2 ? 1 + Math.floor((w - 1) * 50) / 100 : 1]));
-  }
-  // and taller, into the room left below (a row that fills the width first)
-  let tall = 1;
-  await tryFit(scale, wide);
-  const { rows, bottom } = figureRows(shownParts(player.doc));
-  if (rows > 0 && bottom < innerHeight - 30) {
-    tall = Math.min(MAX_WIDE, 1 + 0.98 * (innerHeight - 6 - bottom) / rows);
-    for (let i = 0; i < 3 && tall > 1; i++) {
-      if ((await tryFit(scale, wide, tall)).fits) break;
-      tall = i < 2 ? 1 + (tall - 1) / 2 : 1;
-    }
-  }
-  await tryFit(scale, wide, Math.round(tall * 100) / 100);
+function commit(fit) {
+  Object.assign(state, { scale: fit.scale, wide: new Map(fit.wide), tall: fit.tall, drop: fit.drop });
+  fitNote(fit.drop, fit.tooSmall || fit.scale < MIN_SCALE);
 }
 
-let fitting = null, fitAgain = false, fitFull = false;
+// A fit known for a view (remembered, or measured ahead of time) put in state for the caller's
+// one restyle (scenes.js, refitRoom); false when there is none, or nothing is fitted yet.
+export function useKnownFit(view) {
+  if (!presenting() || state.settingsOpen || state.scale === null) return false;
+  const known = recallFit(undefined, view);
+  if (known) commit(known);
+  return !!known;
+}
+
+let fitting = null, fitAgain = false, fitFull = false, joinedSeen = null;
+// The parts set aside at first paint have joined (a fit waited for them): nothing to refit after.
+export const joinedNow = () => joinedSeen === state.joined;
 export function fitPresenter(full) {
   if (full) fitFull = true;
+  stopRehearsal(true);
   if (fitting) { fitAgain = true; return fitting; }
   fitting = (async () => {
     await fontsLoaded();  // measured in the font the page is drawn in
-    await state.joined.catch(() => {});  // every part built and the page laid out (first-paint.js)
+    const joined = state.joined;
+    await joined.catch(() => {});  // every part built and the page laid out (first-paint.js)
+    joinedSeen = joined;
     do {
       fitAgain = false;
       const fullNow = fitFull || state.scale === null;
@@ -121,31 +65,46 @@ export function fitPresenter(full) {
         fitNote(false, false);
         continue;
       }
-      if (!fullNow && !overflows(await settled(player.doc))) continue;
-      const root = document.documentElement;
+      const room = screenRoom();
+      if (!fullNow && !overflows(await settled(player.doc, room), room)) {
+        // titles, axis labels and cell numbers fitted again to the figures as now laid out (the
+        // restyle with a known fit sized them from the layout before it: gates' states 14 px)
+        restyleAll();
+        continue;
+      }
+      const root = document.documentElement, doc = player.doc, view = state.view;
       holdStill();  // what is on the stage stays on screen meanwhile (the first fit too: it had left it blank for 1.6 s)
       root.classList.add("fitting");
       const t0 = performance.now();
-      // the same page, build, settings and screen fitted before: one layout, if it still fits
-      const remembered = recallFit();
-      if (remembered) state.drop = remembered.drop;
-      if (remembered && (await tryFit(remembered.scale, new Map(remembered.wide), remembered.tall)).fits) {
-        fitNote(state.drop, remembered.scale < MIN_SCALE);
-        root.classList.remove("fitting");
+      // a scene key or another document meanwhile: this fit is given up, and the next one made
+      const trial = trialOf(view, () => state.view !== view || player.doc !== doc);
+      try {
+        // the same page, build, settings and screen fitted before: one layout, if it still fits
+        const remembered = recallFit();
+        if (remembered) trial.drop = remembered.drop;
+        if (remembered && (await tryTrial(trial, remembered.scale, new Map(remembered.wide), remembered.tall)).fits) {
+          commit(remembered);
+        } else {
+          await fitView(trial);
+          commit(trial);
+          rememberFit(trial);
+        }
         timings.fit = performance.now() - t0;
-        continue;
+      } catch (e) {
+        if (!(e instanceof FitStopped)) throw e;
+        fitAgain = true;
       }
-      await fitOnce();
       root.classList.remove("fitting");
-      timings.fit = performance.now() - t0;
-      rememberFit(state);
     } while (fitAgain);
   })().finally(() => {
     // only now: a fit with nothing to wait for (the settings shown) ends before this
     // promise is even stored, and had left `fitting` set for good (no fit ever again)
     fitting = null;
+    state.rehearsed = false;  // until a rehearsal finds every view's fit known
     releaseStill();  // in the frame the fitted stage comes back in
     state.fitted += 1;
+    document.dispatchEvent(new Event("lab-fitted"));  // the scene's name with it (scenes.js)
+    rehearseSoon();
   });
   return fitting;
 }
@@ -153,7 +112,86 @@ export function fitPresenter(full) {
 let fitTimer = null;
 export function fitSoon(ms = 60, full = true) {
   clearTimeout(fitTimer);
+  clearTimeout(rehearseTimer);
   if (full) fitFull = true;
   fitTimer = setTimeout(() => fitPresenter(), ms);
 }
-export const watchResize = () => addEventListener("resize", () => fitSoon(200));
+export function watchResize() {
+  addEventListener("resize", () => { stopRehearsal(true); fitSoon(200); });
+  watchRehearsal();
+}
+
+// The room changed (the lesson text opened or closed beside the figures: keys.js): the fit known
+// for it in one restyle, or searched (behind a still of the stage).
+export function refitRoom() {
+  if (!presenting()) return;
+  stopRehearsal(false);
+  const known = useKnownFit(state.view);
+  if (!known && state.fitted > 0) holdStill();
+  restyleAll();
+  fitSoon(0, !known);
+}
+
+// Every scene's fit (and the overview's) measured ahead of time: once a fit has ended and the
+// page has been left alone REHEARSE_IDLE_MS, each view whose fit is not known for this screen
+// and room is fitted out of sight, behind a still of the stage (as a scene key had been, every
+// time), and the view on screen comes back. Any key, click, touch, wheel or resize stops it at
+// once, in that event (the view on screen restyled back first, but for a scene key, which
+// restyles itself: scenes.js); it starts again after the next quiet spell.
+const REHEARSE_IDLE_MS = 1200;
+let rehearsal = null, rehearseTimer = null;
+function rehearseSoon(ms = REHEARSE_IDLE_MS) {
+  clearTimeout(rehearseTimer);
+  rehearseTimer = setTimeout(() => (typeof requestIdleCallback === "function" ? requestIdleCallback(rehearse, { timeout: 2000 }) : rehearse()), ms);
+}
+const views = () => ["", ...(linkContract().scenes || [])];
+async function rehearse() {
+  if (fitting || rehearsal || !presenting() || state.settingsOpen || state.scale === null || !window.Bokeh
+      || player.playing || player.easing || document.hidden) return;
+  const todo = views().filter((v) => v !== state.view && !recallFit(undefined, v));
+  if (!todo.length) { state.rehearsed = true; return; }
+  const doc = player.doc, view = state.view, root = document.documentElement;
+  const mine = { stopped: false };
+  rehearsal = mine;
+  state.rehearsing = true;
+  holdStill();
+  root.classList.add("fitting");
+  try {
+    for (const v of todo) {
+      const trial = trialOf(v, () => mine.stopped || player.doc !== doc || state.view !== view || player.playing);
+      await fitView(trial);
+      rememberFit(trial, undefined, v);
+    }
+  } catch (e) {
+    if (!(e instanceof FitStopped)) throw e;
+  } finally {
+    if (!mine.stopped) endRehearsal(true);
+  }
+}
+function endRehearsal(restyle) {
+  document.documentElement.classList.remove("fitting");
+  rehearsal = null;
+  state.rehearsing = false;
+  try {
+    if (restyle) restyleAll();  // the view on screen, with its own fit
+  } finally { releaseStill(); }
+  // its texts sized from the last scene tried: fitted again once laid out (and then a rehearsal
+  // that finds every fit known says so: state.rehearsed)
+  if (restyle) fitSoon(0, false);
+}
+// Stop measuring ahead of time now; restyle: put the view on screen back (false: the caller
+// restyles at once itself). The rehearsal's pending layout then finds it stopped.
+export function stopRehearsal(restyle) {
+  clearTimeout(rehearseTimer);
+  if (!rehearsal) return;
+  rehearsal.stopped = true;
+  endRehearsal(restyle);
+}
+function watchRehearsal() {
+  const stop = () => stopRehearsal(true);
+  // a scene key stops it itself (scenes.js), restyling once for the scene
+  addEventListener("keydown", (e) => { if (!(presenting() && /^[0-9]$/.test(e.key))) stop(); }, { capture: true });
+  for (const type of ["pointerdown", "wheel", "touchstart"]) addEventListener(type, stop, { capture: true, passive: true });
+  addEventListener("keyup", () => { if (!rehearsal) rehearseSoon(); }, { capture: true });
+  addEventListener("pointerup", () => { if (!rehearsal) rehearseSoon(); }, { capture: true });
+}

@@ -3,7 +3,7 @@
 // site's UI font in every text, and the parts of the page this view shows (arrange.js).
 // Called by the shell's theme module (theme.js) with the view's options; works in node.
 import { allModels, deferLayout, isFigure, laidOut, viewsIndexed } from "./bokeh-internals.js";
-import { arrange, kids, layoutWanted } from "./arrange.js";
+import { arrange, figuresLeft, kids, layoutWanted } from "./arrange.js";
 import { contract, hasRole } from "./config.js";
 import { base, fontFamily, scaled, set, textWidth } from "./figure-base.js";
 import { fitTexts, shareScales } from "./fit-text.js";
@@ -44,10 +44,10 @@ export function restyle(doc, theme, present, opts) {
   const layoutOnce = deferLayout(doc);
   try {
     viewsIndexed(() => {
-      arrange(doc, layoutWanted(doc, present, opts));
-      paint(doc, theme, c, f);
+      const skip = figuresLeft(arrange(doc, layoutWanted(doc, present, opts)));
+      paint(doc, theme, c, f, skip);
       shareScales(doc, present);
-      fitTexts(doc, f, present);
+      fitTexts(doc, f, present, skip);
     });
   } finally {
     player.applying = wasApplying;
@@ -129,9 +129,12 @@ function legendAside(m, present) {
   }
 }
 
-function paint(doc, theme, c, f) {
+function paint(doc, theme, c, f, skip) {
   const { settings, columns } = heldParts(doc);
   for (const m of allModels(doc)) {
+    // (a figure's legend moved all the same: moved as a view shows it, BokehJS lays the figure
+    // out before it has built the legend's view: "cannot find a view for Legend")
+    if (skip.has(m)) { if (isFigure(m)) legendAside(m, f.present); continue; }
     setFont(m);
     if (isTextPart(m) && !settings.has(m)) {
       const by = columns.has(m) ? Math.min(f.text, f.size) : f.text;

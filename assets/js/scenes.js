@@ -4,7 +4,7 @@
 // main views. A scene is ?view=<name> in the presenter view, so its link (Share) opens it.
 import { $, linkContract, presenting } from "./config.js";
 import { setView } from "./link.js";
-import { fitSoon } from "./presenter.js";
+import { fitSoon, joinedNow, stopRehearsal, useKnownFit } from "./presenter.js";
 import { state } from "./state.js";
 import { holdStill } from "./still.js";
 import { restyleAll } from "./theme.js";
@@ -13,20 +13,25 @@ export const scenes = () => linkContract().scenes || [];
 export const viewLabel = (name) => (linkContract().view_labels || {})[name] || name;
 
 // Show one named view ("" for the whole page, or the overview in the presenter view), fitted.
+// In the presenter view a scene is a view of the run already on screen: with its fit known
+// (measured ahead of time: presenter.js) one restyle, the scene and its name in the same frame,
+// and the fit checked after; else the scene on screen stays (a still) until the new one is fitted.
 export function showView(name) {
-  if (name === state.view) return;
-  if (presenting() && state.fitted > 0) holdStill();  // the scene on screen stays until the new one is fitted
+  if (name === state.view) { stopRehearsal(true); return; }
+  stopRehearsal(false);  // this restyle puts the page back
+  const known = useKnownFit(name), searched = presenting() && state.fitted > 0 && !known;
+  if (searched) holdStill();
   setView(name);
-  syncScenePicker();
+  if (!searched) syncScenePicker();  // else with the fitted scene (watchScenes): never a name over the scene before
   restyleAll();
-  fitSoon(0);
-  state.joined.then(() => { restyleAll(); fitSoon(0); });  // parts still joining: fitted with them
+  fitSoon(0, !known);
+  if (!joinedNow()) state.joined.then(() => { restyleAll(); fitSoon(0); });  // parts still joining: fitted with them
 }
 // Key n in the presenter view: scene n (1-9), 0 the overview. False: no such scene here.
 export function pickScene(n) {
   if (!presenting()) return false;
   const name = n === 0 ? "" : scenes()[n - 1];
-  if (name === undefined) return false;
+  if (name === undefined) { stopRehearsal(true); return false; }
   showView(name);
   return true;
 }
@@ -41,6 +46,7 @@ export function watchScenes() {
   select.replaceChildren(new Option("0 · All main views", ""),
     ...list.map((name, i) => new Option(`${i + 1} · ${viewLabel(name)}`, name)));
   select.onchange = () => showView(select.value);
+  document.addEventListener("lab-fitted", syncScenePicker);
   $("help-scenes").textContent = list.length
     ? `On this page: ${list.map((name, i) => `${i + 1} ${viewLabel(name)}`).join(" · ")}.` : "This page has no scenes.";
   syncScenePicker();

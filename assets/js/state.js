@@ -23,7 +23,9 @@
 // tall          presenter.js    theme, tests                          a factor on every figure's height
 // drop          presenter.js    theme, tests                          the parts marked to be left out are left out
 // fitted        presenter.js    tests                                 how many fits have ended
-// fitTries      presenter.js    tests                                 how many layouts the fits have tried
+// fitTries      fit-search.js   tests                                 how many layouts the fits have tried
+// rehearsing    presenter.js    tests, bench                          scenes' fits are being measured ahead of time
+// rehearsed     presenter.js    tests, bench                          every scene's fit is known for this screen and room
 // offline       offline.js      offline, tests                        this build is kept for offline use
 export const state = {
   shell: {},
@@ -46,6 +48,8 @@ export const state = {
   drop: false,
   fitted: 0,
   fitTries: 0,
+  rehearsing: false,
+  rehearsed: false,
   offline: false,
 };
 

@@ -14,11 +14,16 @@ export const folded = () => presenting() || narrow().matches || !!state.view;
 
 // What the figures show depends on the view: the presenter view shows a page's main view
 // scaled to fill the screen (presenter.js fits it); a named view one part; print no controls.
-const viewOptions = () => ({ scale: state.scale, wide: (m) => state.wide.get(figureKey(m)), tall: state.tall, drop: state.drop,
-  view: state.view, fold: folded(), settings: state.settingsOpen, print: state.print });
-export function styleDoc(doc) {
+// over: a fit tried out of sight (fit-search.js) in place of the one on screen:
+// {view, scale, wide (figure key -> factor), tall, drop}.
+const viewOptions = (over = null) => {
+  const fit = over || state;
+  return { scale: fit.scale, wide: (m) => fit.wide.get(figureKey(m)), tall: fit.tall, drop: fit.drop,
+    view: over ? over.view : state.view, fold: folded(), settings: state.settingsOpen, print: state.print };
+};
+export function styleDoc(doc, over = null) {
   const root = document.documentElement;
-  restyle(doc, state.print ? "light" : root.dataset.theme, presenting() && !state.print, viewOptions());
+  restyle(doc, state.print ? "light" : root.dataset.theme, presenting() && !state.print, viewOptions(over));
 }
 // The numbers in heatmap cells and the axis labels fitted again (restyle.js refitTexts): after
 // new frames (a new d: cells of another size) and once a resize has been laid out.
@@ -30,9 +35,9 @@ function refitSoon(ms) {
     for (const doc of documentsOnScreen()) refitTexts(doc, presenting() && !state.print, viewOptions());
   }, ms);
 }
-export function restyleAll() {
+export function restyleAll(over = null) {
   if (!window.Bokeh) return;
-  for (const doc of documentsOnScreen()) styleDoc(doc);
+  for (const doc of documentsOnScreen()) styleDoc(doc, over);
 }
 
 export function setTheme(name) {

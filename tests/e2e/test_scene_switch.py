@@ -1,10 +1,12 @@
 """Switching scenes in the presenter view (issue 20, items 2 and 6), on the built site in
 Chromium at 1280×720 with Python held back (scenes are the shell's).
 
-- A scene key never shows an empty stage: the fit of the new scene takes a dozen layouts out of
-  sight (the stage area is transparent while fitting), and the scene that was on screen stays
-  there (a still of it, canvases' pixels included) until the new one is fitted, then they swap
-  in one frame. Without it the stage was empty for most of a second on every key.
+- A scene key never shows an empty stage: where the new scene's fit is not known yet (measured
+  ahead of time in idle time, or remembered), the search takes a dozen layouts out of sight (the
+  stage area is transparent while fitting), and the scene that was on screen stays there (a
+  still of it, canvases' pixels included) until the new one is fitted, then they swap in one
+  frame. Without it the stage was empty for most of a second on every key. Where it is known,
+  the new scene is on the stage from the first frame. The scene's name changes with the key.
 - A scene reached by its key is the one its link opens (chunkwise's "forms": the same figure
   boxes), and nothing in it runs out of its box (the cost table, 360 px wide in the page's type,
   was cut off in the presenter's larger type).
@@ -16,7 +18,7 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e.conftest import painted, shot
-from tests.e2e.test_scenes import presenter
+from tests.e2e.test_scenes import SCENES, presenter
 from tests.e2e.test_screens import fitted_after
 
 pytestmark = pytest.mark.e2e
@@ -43,7 +45,8 @@ SAMPLE_JS = """(key) => new Promise((resolve) => {
     const hidden = parseFloat(getComputedStyle(area).opacity) < 0.5 || getComputedStyle(area).visibility === 'hidden';
     const still = [...document.querySelectorAll('.lab-still')].find((el) => el.getBoundingClientRect().height > 100);
     const shown = still ? canvases(still) : [];
-    frames.push({hidden, still: !!still, canvases: shown.length, picture: shown.some(painted)});
+    frames.push({hidden, still: !!still, canvases: shown.length, picture: shown.some(painted),
+                 view: lab.state.view, named: document.getElementById('tp-scene').value});
   };
   const tick = () => {
     look();
@@ -89,16 +92,26 @@ def press_scene(page, key: str) -> list[dict]:
 @pytest.mark.parametrize("slug", ["gates", "running-sum"])
 def test_a_scene_key_keeps_the_last_scene_on_screen_until_the_new_one_is_fitted(browser, server, slug):
     """Every frame between a scene key and the end of its fit shows a picture: the stage itself,
-    or, while it is transparent, a still of the scene before (with its figures' pixels)."""
-    ctx, page, visit = presenter(browser, server, slug)
+    or, while it is transparent, a still of the scene before (with its figures' pixels); the
+    scene list names what is on screen (the new scene on the stage, the one before in its
+    still). Pressed at once, before the shell has measured the scenes' fits in idle time: at
+    least one key searches its fit."""
+    ctx, page, visit = presenter(browser, server, slug, rehearsed=False)
     page.locator("body").click(position={"x": 5, "y": 2})
+    searched, before = 0, ""
     for key in ["1", "2", "0"]:
         frames = press_scene(page, key)
+        scene = "" if key == "0" else SCENES[slug][int(key) - 1]
         fitting = [f for f in frames if f["hidden"]]
-        assert fitting, (key, frames)  # the fit did run out of sight
+        searched += bool(fitting)
         assert all(f["still"] and f["canvases"] > 0 and f["picture"] for f in fitting), (key, frames)
+        # the stage shown is the new scene, under its name; the still, the scene before, under its own
+        assert all(f["named"] == scene for f in frames if not f["still"]), (key, frames)
+        assert all(f["named"] == before for f in frames if f["still"]), (key, frames)
         assert not frames[-1]["hidden"] and not frames[-1]["still"], (key, frames[-1])  # swapped back
+        before = scene
         painted(page)
+    assert searched >= 1
     assert page.locator(".lab-still").count() == 0
     assert visit.problems() == []
     ctx.close()

@@ -72,14 +72,20 @@ SCENE_JS = """() => {
 }"""
 
 
-def presenter(browser, server, slug: str, query: str = ""):
+def presenter(browser, server, slug: str, query: str = "", *, rehearsed: bool = True):
+    """The page in the presenter view at 1280×720, Python held back, fitted; ``rehearsed``: and
+    every scene's fit measured ahead of time (the shell does it in idle time after the first
+    fit, with the stage out of sight behind a still: a test that looked at the page meanwhile
+    saw a scene being tried)."""
     ctx = browser.new_context(service_workers="block", viewport=SCREEN)
     page = ctx.new_page()
     visit = watch(page)
-    hold_python(page)
+    visit.held = hold_python(page)  # (release_python(page, visit.held) lets Python start)
     page.goto(f"{server.url}{slug}.html?present=1{query}")
     wait_ready(page)
     fitted_after(page, 0)
+    if rehearsed:
+        page.wait_for_function("lab.state.rehearsed && !lab.state.rehearsing", timeout=120_000)
     return ctx, page, visit
 
 

@@ -10,6 +10,7 @@ import pytest
 from tests.e2e.conftest import (
     PAGE_SLUGS,
     TAKE_SHOTS,
+    assert_subject_on_first_screen,
     hold_python,
     open_built,
     painted,
@@ -60,7 +61,7 @@ TOOLBARS_JS = """() => [...lab.player.doc.all_models].filter((m) => 'renderers' 
 
 
 def fitted_after(page, count: int) -> None:
-    page.wait_for_function(f"(window.lab?.state.fitted || 0) > {count}"
+    page.wait_for_function(f"(window.lab?.state.fitted || 0) > {count} && !window.lab.state.rehearsing"
                            " && !document.documentElement.classList.contains('fitting')", timeout=60_000)
 
 
@@ -174,8 +175,8 @@ def test_phone_keeps_the_transport_and_the_stepped_figure_in_view(browser, serve
     ctx, page = phone_page(browser, server, "running-sum")
     layout = page.evaluate(LAYOUT_JS)
     assert layout["transport"] and layout["scrollW"] <= layout["w"], layout
-    tokens = [f for f in layout["figs"] if f["title"] and f["title"].startswith("Tokens")]
-    assert tokens and tokens[0]["inView"], layout  # the figure a step changes first
+    state = [f for f in layout["figs"] if f["title"] == "State S (after token t)"]
+    assert state and state[0]["inView"], layout  # the page's subject, which every step changes
     shot_path = shot(page, "running-sum-phone")
     assert shot_path.exists() or not TAKE_SHOTS  # taken with LAB_SHOTS=1
     page.mouse.wheel(0, 700)  # scrolled down: the transport stays at the top
@@ -269,9 +270,11 @@ def test_every_page_fits_a_phone_without_sideways_scroll(browser, server, slug):
     """At 390 px nothing is wider than the screen: the document's width is the viewport's
     (a phone's browser widens its layout viewport to the widest content, so the width is
     checked against 390, not innerWidth), with every part of the page joined, the plots'
-    readouts and the lesson text included (hybrid's config.json row, 461 px, now wraps)."""
+    readouts and the lesson text included (hybrid's config.json row, 461 px, now wraps); the
+    page's subject starts on the first screen (ui/page.py Page.subject)."""
     ctx, page = phone_page(browser, server, slug)
     painted(page)
+    assert_subject_on_first_screen(page, slug)  # and its first screen shows what it is about
     width = page.evaluate("Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)")
     shot(page, f"{slug}-phone")
     assert width <= PHONE["width"], (slug, width)

@@ -90,7 +90,7 @@ test("a fit is remembered for this page, build, screen and settings; an older bu
   readLink("");
   assert.equal(recallFit(store), null);
   rememberFit({ scale: 1.3, wide: new Map([["A#1", 1.2]]), tall: 1.1, drop: false }, store);
-  assert.deepEqual(recallFit(store), { scale: 1.3, wide: [["A#1", 1.2]], tall: 1.1, drop: false });
+  assert.deepEqual(recallFit(store), { scale: 1.3, wide: [["A#1", 1.2]], tall: 1.1, drop: false, tooSmall: false });
   assert.deepEqual([...store.items.keys()].filter((k) => k.includes("oldbuild")), []);
   assert.equal(store.getItem("other"), "kept");
   globalThis.innerWidth = 1000;  // another screen: fitted anew
@@ -98,7 +98,7 @@ test("a fit is remembered for this page, build, screen and settings; an older bu
   globalThis.innerWidth = 1280;
 });
 
-test("a broken remembered fit is ignored, and blocked storage remembers nothing", () => {
+test("a broken remembered fit is ignored, and blocked storage remembers for this visit only", () => {
   const store = storage();
   readLink("");
   rememberFit({ scale: 1, wide: new Map(), tall: 1, drop: false }, store);
@@ -108,6 +108,8 @@ test("a broken remembered fit is ignored, and blocked storage remembers nothing"
   store.setItem(key, "{not json");
   assert.equal(recallFit(store), null);
   const blocked = { get length() { throw new Error("blocked"); }, getItem() { throw new Error("blocked"); } };
-  assert.equal(recallFit(blocked), null);
-  assert.doesNotThrow(() => rememberFit({ scale: 1, wide: new Map(), tall: 1, drop: false }, blocked));
+  assert.equal(recallFit(blocked, "other"), null);
+  assert.doesNotThrow(() => rememberFit({ scale: 0.8, wide: new Map(), tall: 1, drop: true }, blocked, "other"));
+  assert.equal(recallFit(blocked, "other").scale, 0.8);  // this visit's
+  assert.equal(recallFit(store, "other"), null);  // not written anywhere that lasts
 });

@@ -1,0 +1,116 @@
+// The presenter fit's search, for one view of the page: the figures' scale is the largest with
+// which the page neither scrolls nor overflows the room (from one measurement, the scale that
+// fills the room below the transport; then a binary search, as a row may wrap); then their
+// widths grow, up to MAX_WIDE, into what room the rows leave at the side, and their heights into
+// the room below. Each try is one BokehJS layout of the document on screen, out of sight (the
+// stage area is transparent while fitting: presenter.js, rehearse.js). A try restyles with the
+// fit it tries (a trial: {view, scale, wide, tall, drop}), never with state's, so a view other
+// than the one on screen can be fitted ahead of time. The room is the screen less the lesson
+// text when it is open in the presenter view (at the side, or below on a phone).
+import { allModels, viewOf } from "./bokeh-internals.js";
+import { $, hasRole, presenting } from "./config.js";
+import { figureRows, MAX_WIDE, overflows, settled, shownParts, widths } from "./fit-measure.js";
+import { player } from "./player.js";
+import { state } from "./state.js";
+import { restyleAll } from "./theme.js";
+
+export const GOOD_SCALE = 0.9;  // a heatmap of 12 tokens has room for its tick labels
+export const MIN_SCALE = 0.75;  // below it, a heatmap of 12 tokens runs its tick labels together (running-sum at 0.73)
+
+// Binary search (from one measurement's guess) for the largest scale in [lo, 3.2] at which
+// the page fits; null if it does not fit at lo. tryFit(scale) resolves to {fits, reach:
+// [bottom, right]}; room: {top (where the stage area starts), width, height} of the screen.
+export async function searchScale(lo, tryFit, room) {
+  let scale = Math.max(lo, 1.45), hi = 3.2, best = null;
+  if (!(await tryFit(lo)).fits) return null;
+  best = lo;
+  for (let i = 0; i < 6 && hi - lo > 0.03; i++) {
+    const { fits, reach: [bottom, right] } = await tryFit(scale);
+    if (fits) { lo = scale; best = scale; } else hi = scale;
+    const high = Math.max(1, bottom - room.top), wide = Math.max(1, right - 16);
+    let next = 0.985 * scale * Math.min((room.height - 6 - room.top) / high, (room.width - 18) / wide);
+    if (!(next > lo && next < hi)) next = (lo + hi) / 2;   // a row wrapped: halve the gap
+    next = Math.round(next * 100) / 100;
+    if (Math.abs(next - best) < 0.02) break;
+    scale = next;
+  }
+  return best;
+}
+
+// The lesson text shown beside the figures (l in the presenter view: lab.css).
+export const lessonOpen = () => presenting() && document.documentElement.classList.contains("show-text");
+// The room the figures have: the screen, less the lesson text's column at its right (or its
+// sheet at its foot, on a phone), below where the stage area starts.
+export function screenRoom() {
+  let width = innerWidth, height = innerHeight;
+  const text = lessonOpen() ? document.querySelector(".lab-text") : null, r = text && text.getBoundingClientRect();
+  if (r && r.width > 0 && r.height > 0) {
+    if (r.left >= innerWidth / 3) width = Math.floor(r.left);
+    else if (r.top >= innerHeight / 3) height = Math.floor(r.top);
+  }
+  return { top: $("lab-stage-area").getBoundingClientRect().top + scrollY, width, height };
+}
+
+// A try was given up (a key, a click, another document on screen): the trial's search stops.
+export class FitStopped extends Error {}
+
+// Try one scale and width factors for a trial; resolves to whether its shown parts fit.
+async function tryFit(trial, scale, wide, tall = 1) {
+  state.fitTries += 1;
+  Object.assign(trial, { scale, wide, tall });
+  trial.apply(trial);
+  const reach = await settled(player.doc, trial.room);
+  if (trial.stopped()) throw new FitStopped();
+  return { fits: !overflows(reach, trial.room), reach };
+}
+export const tryTrial = tryFit;
+
+// (one on screen: a scene, ?view=<name>, may have none in it)
+const onScreen = (m) => { const v = viewOf(m), r = v && v.el && v.el.isConnected ? v.el.getBoundingClientRect() : null; return !!r && r.width > 0; };
+const hasDroppable = () => !!player.doc && allModels(player.doc).some((m) => hasRole(m, "present_drop") && onScreen(m));
+
+// A trial: the fit of one view, tried with restyleAll (its own options, not state's). stopped():
+// whether to give up (throws FitStopped from the try that sees it).
+export function trialOf(view, stopped = () => false) {
+  return { view, scale: null, wide: new Map(), tall: 1, drop: false, tooSmall: false, room: screenRoom(), stopped,
+    apply: (t) => restyleAll(t) };
+}
+
+// One full fit of a trial's view: the largest scale that fits, never below MIN_SCALE (the type
+// stays presenter-sized while figures shrink: below it a figure's ticks run together). If even
+// that does not fit, the parts a page marks present_drop are left out (trial.drop), and only a
+// screen too small for the figures alone goes lower (trial.tooSmall). First at a comfortable
+// scale (whole page, then without the parts it may leave out), then down to the smallest
+// readable one. Ends with the trial applied.
+export async function fitView(trial) {
+  const room = trial.room;
+  const search = (lo) => searchScale(lo, (s) => tryFit(trial, s, new Map()), room);
+  let scale = null;
+  for (const [lo, drop] of [[GOOD_SCALE, false], [GOOD_SCALE, true], [MIN_SCALE, false], [MIN_SCALE, true]]) {
+    if (drop && !hasDroppable()) continue;
+    trial.drop = drop;
+    if ((scale = await search(lo)) !== null) break;
+  }
+  trial.tooSmall = scale === null;
+  if (trial.tooSmall) scale = (await search(0.45)) || 0.45;
+  await tryFit(trial, scale, new Map());
+  // then each row's figures wider, into the room at its side (halved back while the page no
+  // longer fits: a widened row may wrap)
+  let wide = player.doc ? widths(shownParts(player.doc), room.width) : new Map();
+  for (let i = 0; i < 3 && [...wide.values()].some((w) => w > 1); i++) {
+    if ((await tryFit(trial, scale, wide)).fits) break;
+    wide = new Map([...wide].map(([k, w]) => [k, i < 2 ? 1 + Math.floor((w - 1) * 50) / 100 : 1]));
+  }
+  // and taller, into the room left below (a row that fills the width first)
+  let tall = 1;
+  await tryFit(trial, scale, wide);
+  const { rows, bottom } = figureRows(shownParts(player.doc));
+  if (rows > 0 && bottom < room.height - 30) {
+    tall = Math.min(MAX_WIDE, 1 + 0.98 * (room.height - 6 - bottom) / rows);
+    for (let i = 0; i < 3 && tall > 1; i++) {
+      if ((await tryFit(trial, scale, wide, tall)).fits) break;
+      tall = i < 2 ? 1 + (tall - 1) / 2 : 1;
+    }
+  }
+  return tryFit(trial, scale, wide, Math.round(tall * 100) / 100);
+}
