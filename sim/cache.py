@@ -50,7 +50,7 @@ import bisect
 import json
 import math
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
@@ -643,6 +643,11 @@ def format_bytes(n: Any) -> str:
                          "a number of bytes below 2^1000")
     if isinstance(n, float) and not math.isfinite(n):
         raise ValueError(f"format_bytes: n must be a finite number of bytes, got {n!r}")
+    return _in_units(n)
+
+
+@lru_cache(maxsize=4096)  # a page formats the same few sizes thousands of times a run
+def _in_units(n: int | float) -> str:
     for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if abs(n) >= size:
             return f"{n / size:.4g} {unit}"

@@ -306,9 +306,12 @@ def _vllm_plan(model: Model, kv_dtype: str, conv_dtype: str, ssm_dtype: str, pre
 
 def _vllm(model: Model, tokens: int, sequences: int, kv_dtype: str, conv_dtype: str,
           ssm_dtype: str, prefix_caching: bool, speculative: int, flashinfer_gdn: bool,
-          in_flight: int) -> Allocation:
-    plan = _vllm_plan(model, kv_dtype, conv_dtype, ssm_dtype, prefix_caching, speculative,
-                      flashinfer_gdn)
+          in_flight: int, plan: _VllmPlan | None = None) -> Allocation:
+    """`plan`: `_vllm_plan` of the same arguments, made once by `prepare` (a page asks for a few
+    hundred allocations of one plan a setting: the longest context, the most sequences)."""
+    if plan is None:
+        plan = _vllm_plan(model, kv_dtype, conv_dtype, ssm_dtype, prefix_caching, speculative,
+                          flashinfer_gdn)
     attention_blocks, state_blocks = plan.blocks(tokens, in_flight)
     per_block = plan.bytes_per_block
     kv_one, state_one = plan.request_bytes(tokens, in_flight)
@@ -514,9 +517,9 @@ def prepare(model: Any, engine: str = "vllm", *, family: str | None = None,
     ssm = _choice("ssm_dtype",
                   _or_default(ssm_dtype, ssm_default if ssm_default != conv_default else conv),
                   DTYPE_BYTES)
-    _vllm_plan(model, kv, conv, ssm, prefix_caching, speculative, flashinfer_gdn)  # refuse early
+    plan = _vllm_plan(model, kv, conv, ssm, prefix_caching, speculative, flashinfer_gdn)  # refuses early
     return lambda t, n: _vllm(model, t, n, kv, conv, ssm, prefix_caching, speculative,
-                              flashinfer_gdn, in_flight)
+                              flashinfer_gdn, in_flight, plan)
 
 
 def _ideal(model: Model, tokens: int, sequences: int, kv: str, state_dtype: str) -> Allocation:

@@ -124,10 +124,33 @@ def _sequences(n: int) -> str:
 MAX_CONTEXTS = 64  # gpu_verdicts: contexts asked at once (the hybrid page asks at eleven)
 
 
-def _largest(fits: Any, low: int, high: int) -> int | None:
-    """The largest x in [low, high] with fits(x), for a monotone `fits`; None if not even low."""
+def _largest(fits: Any, low: int, high: int, guess: int | None = None) -> int | None:
+    """The largest x in [low, high] with fits(x), for a monotone `fits`; None if not even low.
+
+    With a `guess` (an estimate of the answer), the search gallops out from it, then halves
+    what is left: a handful of calls of `fits` when the guess is near, where halving the whole
+    range takes about log2(high - low) (41 for a context; the hybrid page's verdicts called it
+    about 400 times a setting). The answer is the same either way."""
     if not fits(low):
         return None
+    if guess is not None and guess > low:
+        guess, step = min(guess, high), 1
+        if fits(guess):  # up from the guess: low fits; the first probe that does not caps it
+            low = guess
+            while low < high:
+                probe = min(high, low + step)
+                if not fits(probe):
+                    high = probe - 1
+                    break
+                low, step = probe, step * 2
+        else:  # down from the guess: it does not fit; the first probe that fits raises low
+            high = guess - 1
+            while low < high:
+                probe = max(low, high - step + 1)
+                if fits(probe):
+                    low = probe
+                    break
+                high, step = probe - 1, step * 2
     while low < high:
         mid = (low + high + 1) // 2
         if fits(mid):
@@ -135,6 +158,16 @@ def _largest(fits: Any, low: int, high: int) -> int | None:
         else:
             high = mid - 1
     return low
+
+
+def _guess(size_at: Any, budget: int, high: int) -> int:
+    """Where a size linear in x, size_at(0) + x · (size_at(high) − size_at(0)) / high, reaches
+    the budget: the starting point of `_largest`'s search (an engine's blocks and pages make the
+    true size a staircase near that line); `high` when it does not grow."""
+    base, top = size_at(0), size_at(high)
+    if top <= base:
+        return high
+    return (budget - base) * high // (top - base)
 
 
 def gpu_verdict(model: Any, tokens: int, sequences: int = 1, engine: str = "vllm", *,
@@ -182,7 +215,11 @@ def gpu_verdicts(model: Any, contexts: Any, sequences: int = 1, engine: str = "v
     name = gpu if gpu is not None else f"custom {memory_gib:g} GiB"
     head.insert(0, f"GPU {name}: {memory:,} bytes ({_fmt(memory)}); engine "
                    f"{ENGINE_VERSIONS[engine]}")
-    max_tokens = _largest(lambda t: run(t, sequences).total_bytes <= budget, 0, MAX_TOKENS)
+    def size(t: int) -> int:
+        return run(t, sequences).total_bytes
+
+    max_tokens = _largest(lambda t: size(t) <= budget, 0, MAX_TOKENS,
+                          _guess(size, budget, MAX_TOKENS))
     return [_verdict(run, tokens, sequences, engine, name, memory, budget, list(head), max_tokens,
                      max_context) for tokens in contexts]
 
@@ -243,7 +280,9 @@ def _verdict(run: Any, tokens: int, sequences: int, engine: str, name: str, memo
                      f"(allocates {at:,} bytes; one more token would pass the budget)"
                      if max_tokens < MAX_TOKENS else
                      f"longest context for {_sequences(sequences)}: at least {MAX_TOKENS:,} tokens")
-    most = _largest(lambda n: run(tokens, n).total_bytes <= budget, 1, MAX_BATCH) or 0
+    one = run(tokens, 1).total_bytes  # n sequences hold about n times one's
+    most = _largest(lambda n: run(tokens, n).total_bytes <= budget, 1, MAX_BATCH,
+                    budget // one if one > 0 else None) or 0
     lines.append(f"most sequences at {tokens:,} tokens: {'at least ' if most == MAX_BATCH else ''}"
                  f"{most:,}"
                  + (f" (allocate {run(tokens, most).total_bytes:,} bytes)" if most else ""))

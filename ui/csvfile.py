@@ -41,6 +41,8 @@ def to_csv(table: Mapping[str, Sequence]) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow([_cell(n) for n in names])
-    for row in zip(*(table[n] for n in names)):
+    # numpy columns as Python values at once (in C), not a scalar's .item() per cell
+    columns = [table[n].tolist() if hasattr(table[n], "tolist") else table[n] for n in names]
+    for row in zip(*columns):
         writer.writerow([_cell(v) for v in row])
     return buf.getvalue()
