@@ -91,6 +91,11 @@ def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id
             "CONFIG": json.dumps(config).replace("</", "<\\/"),
             "DOC": ahead["doc"].replace("</", "<\\/"),
             "BUILD": build_id,
+            # the timeline's "t / t_max" as the default run has it, and room for its widest
+            # ("t_max / t_max", in digits' widths): nothing beside it moves as the page starts
+            # or steps (the slider had moved when "0 / 0" became "0 / 12", and at t = 10)
+            "T_MAX": str(ahead["t_max"]),
+            "T_WIDTH": str(2 * len(str(ahead["t_max"])) + 3),
         }.items():
             body = body.replace("{{" + key + "}}", value)
         (out / f"{page.slug}.html").write_text(body)

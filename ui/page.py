@@ -85,6 +85,10 @@ class Page(param.Parameterized):
     # the page's lab-config (ui.urlstate.link_contract): the shell keeps no list of its own.
     named_views: ClassVar[dict[str, str]] = {}
     scenes: ClassVar[tuple[str, ...] | None] = None
+    # The named view the page is about (running-sum's state S): the first main view in page
+    # order, so the first render builds it, and on the first screen of a 1366 x 768 laptop and
+    # a 390 x 844 phone (tests/ui/test_first_screen.py, tests/e2e/test_site.py, test_screens.py).
+    subject: ClassVar[str] = ""
 
     notice = param.String("", precedence=-1, doc="A message for the user (plain text)")
 

@@ -343,6 +343,42 @@ def snap(target, name: str) -> None:
 
 PAGE_SLUGS = [p.slug for p in PAGES]
 
+# The first screen: where the page's subject (ui/page.py Page.subject, a named view) is on the
+# screen as it opens (its box, and the viewport's height).
+SUBJECT_JS = """(cls) => {
+  const m = [...lab.player.doc.all_models].find((m) => (m.css_classes || []).includes(cls));
+  const v = m && lab.viewOf(m), r = v && v.el && v.el.isConnected ? v.el.getBoundingClientRect() : null;
+  return r && {top: r.top, bottom: r.bottom, height: innerHeight, scrollY};
+}"""
+SUBJECT_SHOWN_PX = 150  # at least this much of the subject (or all of it) on the first screen
+
+
+def assert_subject_on_first_screen(page, slug: str) -> None:
+    """The page's subject starts within the first screen, with at least SUBJECT_SHOWN_PX of it
+    (or the whole of it) above the screen's foot, the page not scrolled."""
+    from ui.pages import page_class  # noqa: PLC0415
+
+    cls = page_class(next(p for p in PAGES if p.slug == slug))
+    box = page.evaluate(SUBJECT_JS, cls.view_class(cls.subject))
+    assert box, f"{slug}: its subject {cls.subject!r} is not on the page at first paint"
+    shown = min(box["bottom"], box["height"]) - box["top"]
+    where = (slug, cls.subject, page.viewport_size, box)
+    assert box["scrollY"] == 0 and 0 <= box["top"] < box["height"], where
+    assert shown >= min(SUBJECT_SHOWN_PX, box["bottom"] - box["top"]), where
+
+
+# Layout shifts as the page reports them (the Layout Instability API), for the life test's CLS:
+# each shift's time and score, those just after an input (hadRecentInput) left out.
+SHIFTS_INIT_JS = """window.__labShifts = [];
+new PerformanceObserver((list) => { for (const e of list.getEntries()) if (!e.hadRecentInput)
+  window.__labShifts.push([e.startTime, e.value]); }).observe({type: 'layout-shift', buffered: true});"""
+
+
+def layout_shift_since_first_plot(page) -> float:
+    """The cumulative layout shift (CLS) from the first plot (the shell's timings) until now."""
+    return page.evaluate("""() => { const from = window.lab.timings.firstPlot;
+      return window.__labShifts.filter(([t]) => t >= from).reduce((sum, [, v]) => sum + v, 0); }""")
+
 # axe-core, a test-only tool (tests/e2e/node, installed by `make e2e`/`make test` with npm ci):
 # evaluated in the page under test through the DevTools protocol (which the site's policy does
 # not govern: a script tag would break it, and a same-origin copy may be fetched by the site's

@@ -40,6 +40,7 @@ class ChunkwisePage(Page):
     link_keys = {"exercise": "ex"}
     named_views = {"chunks": "Tokens in chunks, each output in two parts",
                    "chunk": "Inside the current chunk", "forms": "Work and memory of the three forms"}
+    subject = "chunks"  # on the first screen (ui/page.py Page.subject)
     stops = (("start", "stop_start"),
              *((f"chunk {c} begins", f"stop_chunk{c}") for c in range(1, NAMED_CHUNKS + 1)),
              ("last token", "stop_end"))

@@ -43,6 +43,7 @@ class FixedStatePage(Page):
     link_keys = {"exercise": "ex"}
     stops = (("t = 0", "stop_0"), ("t = d", "stop_d"), ("t = d + 1", "stop_d1"))
     named_views = {"step": "One write and its recall", "recall": "Recall error against the pairs written"}
+    subject = "step"  # on the first screen (ui/page.py Page.subject)
 
     # The link keys are the names the old links used: they still work.
     d = param.Integer(8, bounds=(4, MAX_D), label="State size d (the state is d × d)",

@@ -84,6 +84,7 @@ class HybridPage(CustomModelBoxes, Page):
     stops = (("4K", "stop_4k"), ("128K", "stop_128k"), ("1M", "stop_1m"),
              ("A's cache passes its state", "stop_cross"))
     named_views = {"memory": "Memory against context, and the verdict", "layers": "The layers of each model"}
+    subject = "memory"  # on the first screen (ui/page.py Page.subject)
 
     model_a = param.Selector(objects={**PRESET_NAMES, "custom A (below)": CUSTOM},
                              default="jamba-v0.1", label="Model A")

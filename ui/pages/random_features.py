@@ -39,6 +39,7 @@ MEAN, THIS_SEED, ELU = f"FAVOR+, {N_SEEDS} seeds", "FAVOR+, this seed", "elu + 1
 class RandomFeaturesPage(Page):
     link_keys = {"exercise": "ex"}
     named_views = {"weights": "Attention weights over the keys", "error": "The error against m"}
+    subject = "weights"  # on the first screen (ui/page.py Page.subject)
     stops = (("m = 1", "stop_start"), ("m ≥ d: one full orthogonal block", "stop_d"),
              ("FAVOR+ beats elu + 1 (mean over seeds)", "stop_beats"))
 

@@ -35,6 +35,7 @@ class RunningSumPage(Page):
     named_views = {"tokens": "The tokens k, v, q", "state": "The state S and the write", "memory":
                    "KV cache against the state", "outputs": "The output, computed both ways",
                    "cost": "Work and memory against T"}
+    subject = "state"  # on the first screen (ui/page.py Page.subject)
 
     preset = param.Selector(default=RANDOM, objects=[RANDOM, WORKED, YOUR_TURN],
                             label="Token stream", doc="Random Gaussian tokens, the lesson's "
@@ -183,19 +184,24 @@ class RunningSumPage(Page):
                          styles={"flex": "1 1 420px"},  # first out of the overview if too small
                          css_classes=[role("main_view"), role("present_drop"), self.view_class("outputs")])
         fig = pn.pane.Bokeh
-        state = pn.FlexBox(pn.Column(self.state_text.panel(), pn.FlexBox(  # the memory beside it
+        # The page's subject first, beside the settings: the state S with this step's write and
+        # the key total z (it had come below the tokens and the output, at y = 730 of a 768 px
+        # laptop screen and below a phone's first screen); the tokens that feed it, the output
+        # read from it and the memory it saves come next, in one row where there is room.
+        state = pn.Column(self.state_text.panel(), pn.FlexBox(
             fig(self.S_map.fig), fig(self.write_map.fig), fig(self.z_map.fig), sizing_mode="stretch_width"),
-            sizing_mode="stretch_width", styles={"flex": "1 1 780px"},
-            css_classes=[role("main_view"), self.view_class("state")]), pn.Column(
-            fig(self.memory.fig), self.memory_text.panel(), width=370,
-            css_classes=[role("secondary"), self.view_class("memory")]), sizing_mode="stretch_width")
+            sizing_mode="stretch_width", styles={"flex": "1 1 750px"},
+            css_classes=[role("main_view"), self.view_class("state")])
+        memory = pn.Column(fig(self.memory.fig), self.memory_text.panel(), width=370,
+                           css_classes=[role("secondary"), self.view_class("memory")])
         work = pn.FlexBox(fig(self.work.fig),
                           pn.Column(fig(self.total.fig), self.cost_text.panel(), width=370),
                           pn.Column(fig(self.bytes.fig), width=370), sizing_mode="stretch_width",
                           css_classes=[role("secondary"), self.view_class("cost")])
         strip = pn.Column(fig(self.tokens_view.fig), css_classes=[role("main_view"), self.view_class("tokens")])
-        return pn.Column(start, pn.FlexBox(controls, strip, both, sizing_mode="stretch_width"),
-                         state, work, sizing_mode="stretch_width")
+        return pn.Column(start, pn.FlexBox(controls, state, sizing_mode="stretch_width"),
+                         pn.FlexBox(strip, both, memory, sizing_mode="stretch_width"),
+                         work, sizing_mode="stretch_width")
 
 
 # Readout texts, one per t ----------------------------------------------------------------------

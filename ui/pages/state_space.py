@@ -40,6 +40,7 @@ class StateSpacePage(Page):
     link_keys = {"exercise": "ex"}
     named_views = {"mamba": "Mamba's selective scan", "compare": "S4D and Mamba-2 beside it",
                    "time": "Over time"}
+    subject = "mamba"  # on the first screen (ui/page.py Page.subject)
     stops = (("start", "stop_start"), ("the first pulse", "stop_pulse"),
              ("the second pulse", "stop_pulse2"))
 
