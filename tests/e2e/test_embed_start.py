@@ -209,8 +209,8 @@ SAVE_DATA = """Object.defineProperty(Navigator.prototype, 'connection',
 
 
 def test_a_page_opened_whole_on_a_data_saver_waits_until_wanted(context, server):
-    """A page opened whole (not an embed) in a browser that asks to save data: early.js starts
-    nothing, the page steps, the line says why it waits and how much Python is; touching the
+    """A page opened whole (not an embed) in a browser that asks to save data: the shell starts
+    nothing (assets/js/wanted.js), the page steps, the line says why it waits and how much Python is; touching the
     settings starts Python and the page goes live where it was."""
     fetched: list[str] = []
 
