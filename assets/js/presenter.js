@@ -66,12 +66,11 @@ export function fitPresenter(full) {
         continue;
       }
       const room = screenRoom();
-      if (!fullNow && !overflows(await settled(player.doc, room), room)) {
-        // titles, axis labels and cell numbers fitted again to the figures as now laid out (the
-        // restyle with a known fit sized them from the layout before it: gates' states 14 px)
-        restyleAll();
-        continue;
-      }
+      // titles, axis labels and cell numbers fitted again to the figures as now laid out (a
+      // restyle with a known fit sized them from the layout before it: gates' states 14 px),
+      // then checked: searched again only if the page no longer fits
+      if (!fullNow) restyleAll();
+      if (!fullNow && !overflows(await settled(player.doc, room), room)) continue;
       const root = document.documentElement, doc = player.doc, view = state.view;
       holdStill();  // what is on the stage stays on screen meanwhile (the first fit too: it had left it blank for 1.6 s)
       root.classList.add("fitting");

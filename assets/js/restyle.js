@@ -33,6 +33,7 @@ function factors(present, opts) {
   f.wide = (m) => (present && opts.wide && opts.wide(m)) || 1;
   f.tall = present && opts.tall > 0 ? opts.tall : 1;
   f.present = !!present;
+  f.room = present && opts.room > 0 ? opts.room : Infinity;  // px: the stage's width (the lesson text beside it)
   return f;
 }
 export function restyle(doc, theme, present, opts) {
@@ -138,7 +139,7 @@ function paint(doc, theme, c, f, skip) {
     setFont(m);
     if (isTextPart(m) && !settings.has(m)) {
       const by = columns.has(m) ? Math.min(f.text, f.size) : f.text;
-      for (const p of ["width", "max_width"]) if (typeof base(m, p) === "number") scaled(m, p, by);
+      for (const p of ["width", "max_width"]) if (typeof base(m, p) === "number") set(m, p, Math.min(Math.round(base(m, p) * by), f.room));
     }
     // other text drawn in a figure in a neutral grey, and outlines: light on a dark page
     if (!heatmapColours(m, theme) && m.type === "Text") {

@@ -19,7 +19,8 @@ export const folded = () => presenting() || narrow().matches || !!state.view;
 const viewOptions = (over = null) => {
   const fit = over || state;
   return { scale: fit.scale, wide: (m) => fit.wide.get(figureKey(m)), tall: fit.tall, drop: fit.drop,
-    view: over ? over.view : state.view, fold: folded(), settings: state.settingsOpen, print: state.print };
+    view: over ? over.view : state.view, fold: folded(), settings: state.settingsOpen, print: state.print,
+    room: document.documentElement.classList.contains("show-text") ? $("lab-stage-area").clientWidth - 8 : 0 };
 };
 export function styleDoc(doc, over = null) {
   const root = document.documentElement;

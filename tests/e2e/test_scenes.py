@@ -175,24 +175,83 @@ def test_a_view_in_the_link_opens_that_scene_in_the_presenter_view(browser, serv
     ctx.close()
 
 
-def test_l_shows_the_lesson_text_in_the_presenter_view(browser, server):
+# With the lesson text open: its box, every figure's box on screen, and the page's scroll size.
+LESSON_JS = """() => {
+  const box = (r) => ({left: r.left, top: r.top, right: r.right, bottom: r.bottom, width: r.width, height: r.height});
+  const text = box(document.querySelector('.lab-text').getBoundingClientRect()), figs = [];
+  for (const m of lab.player.doc.all_models) {
+    if (!m.visible || !('renderers' in m && 'toolbar' in m)) continue;
+    const v = lab.viewOf(m), r = v && v.el && v.el.isConnected ? v.el.getBoundingClientRect() : null;
+    if (r && r.width > 0 && r.height > 0) figs.push(Object.assign(box(r), {title: (m.title && m.title.text) || ''}));
+  }
+  return {text, figs, scrollW: document.documentElement.scrollWidth, scrollH: document.documentElement.scrollHeight};
+}"""
+MIN_FIGURE_PX = 120  # issue 39: no figure under 120 px tall
+
+
+def assert_beside_the_lesson(page, screen: dict, where: str) -> dict:
+    """The lesson is open at the side (below on a phone), no figure under it or under 120 px
+    tall, and the page does not scroll sideways (nor down, but on a phone)."""
+    seen = page.evaluate(LESSON_JS)
+    info = (where, seen)
+    text, figs = seen["text"], seen["figs"]
+    assert figs and text["height"] > 0, info
+    assert all(f["height"] >= MIN_FIGURE_PX for f in figs), info
+    if screen["width"] > 700:
+        overlap = lambda f: f["right"] > text["left"] + 1  # noqa: E731
+        assert text["left"] > screen["width"] / 2 and text["height"] >= screen["height"] - 1, info  # a column at the side
+        assert seen["scrollW"] <= screen["width"] and seen["scrollH"] <= screen["height"], info
+    else:  # a sheet below, and every figure can be scrolled up above it
+        overlap = lambda f: f["bottom"] > seen["scrollH"] - text["height"] + 1  # noqa: E731
+        assert text["top"] > screen["height"] / 3 and text["width"] >= screen["width"] - 1, info
+    assert not [f["title"] for f in figs if overlap(f)], info
+    return seen
+
+
+@pytest.mark.parametrize("screen", [SCREEN, pytest.param({"width": 1920, "height": 1080}, marks=pytest.mark.slow),
+                                    pytest.param({"width": 390, "height": 844}, marks=pytest.mark.slow)],
+                         ids=["1280x720", "1920x1080", "phone"])
+def test_l_shows_the_lesson_text_beside_the_figures_in_the_presenter_view(browser, server, screen):
     """The key map says l shows / hides the lesson text: in the presenter view (which hides it)
-    it comes at the side, over the figures, and the page still does not scroll."""
-    ctx, page, visit = presenter(browser, server, "gates")
+    it comes in a column at the side (issue 39 item 4: it had lain over 45 % of the stage,
+    hiding the timeline and two states) and the figures are fitted into what is left, in the
+    overview and every scene, none under 120 px tall; on a phone a sheet below the figures. l
+    again gives the stage its room back; p shows the page's own text in its place."""
+    ctx, page, visit = presenter(browser, server, "gates", rehearsed=False)
+    if screen != SCREEN:
+        count = page.evaluate("lab.state.fitted")
+        page.set_viewport_size(screen)
+        fitted_after(page, count)
     text = page.locator(".lab-text")
     assert not text.is_visible()
     page.locator("body").click(position={"x": 5, "y": 2})
+    widest = max(f["right"] for f in page.evaluate(LESSON_JS)["figs"])
+    count = page.evaluate("lab.state.fitted")
     page.keyboard.press("l")
+    fitted_after(page, count)
     assert text.is_visible()
-    box = text.bounding_box()
-    assert box["x"] > SCREEN["width"] / 2 - 1 and box["height"] > SCREEN["height"] / 2
-    assert page.evaluate("document.documentElement.scrollHeight") <= SCREEN["height"]
-    shot(page, "gates-present-lesson-text")
+    painted(page)
+    assert_beside_the_lesson(page, screen, "overview")
+    shot(page, f"gates-present-lesson-text-{screen['width']}x{screen['height']}")
+    for n, scene in enumerate(SCENES["gates"], start=1):
+        count = page.evaluate("lab.state.fitted")
+        page.keyboard.press(str(n))
+        fitted_after(page, count)
+        painted(page)
+        assert_beside_the_lesson(page, screen, scene)
+        shot(page, f"gates-present-lesson-{scene}-{screen['width']}x{screen['height']}")
+    page.keyboard.press("0")
+    page.wait_for_function("window.lab.state.view === ''")
+    count = page.evaluate("lab.state.fitted")
     page.keyboard.press("l")
+    fitted_after(page, count)
     assert not text.is_visible()
+    painted(page)
+    again = max(f["right"] for f in page.evaluate(LESSON_JS)["figs"])
+    assert abs(again - widest) <= 2, (widest, again)  # the room back, as before l
     page.keyboard.press("l")
     page.keyboard.press("p")  # the page's own text comes back in its place, not at the side
-    assert text.is_visible() and text.bounding_box()["x"] < SCREEN["width"] / 2
+    assert text.is_visible() and text.bounding_box()["x"] < screen["width"] / 2
     assert visit.problems() == []
     ctx.close()
 
