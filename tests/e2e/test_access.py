@@ -16,9 +16,12 @@ from tests.e2e.conftest import (
     PAGE_SLUGS,
     open_built,
     painted,
+    release_python,
     shot,
     snap,
+    wait_live,
 )
+from tests.e2e.test_focus_ring import every_focusable_element_shows_a_ring
 from tests.e2e.test_steady_layout import steps_lay_out_nothing
 
 pytestmark = pytest.mark.e2e
@@ -136,6 +139,8 @@ def every_control_and_group_has_a_plain_text_name(page, slug):
         more = unnamed_and_marked_up(page)
         unnamed, marked = unnamed + more[0], marked + more[1]
         assert any("config.json" in n for n in more[2].get("button", [])), more[2].get("button")
+        page.get_by_role("tab", name="Model as JSON").click()  # the page as it was
+        painted(page)
     assert (unnamed, marked) == ([], [])
     if slug == "gates":
         assert "Rules to compare (2 to 4)" in names["combobox"]
@@ -264,10 +269,17 @@ def test_the_memory_figures_are_in_one_unit(context, server):
 @pytest.mark.parametrize("slug", PAGE_SLUGS)
 def test_names_tab_stops_one_live_region_and_steps_that_lay_out_nothing(context, server, slug):
     """On one page built ahead of time (Python held back), every part joined: the names, the one
-    live region, steps that lay out no view (test_steady_layout.py), then the canvases out of
-    the tab order (last: it opens the presenter view). One visit a page for the four."""
-    page = built(context, server, slug)
+    live region, steps that lay out no view (test_steady_layout.py); then live, a focus ring on
+    every tab stop (test_focus_ring.py); then the canvases out of the tab order (last: it opens
+    the presenter view). One visit a page for the five."""
+    visit = open_built(context, f"{server.url}{slug}.html", join=True)
+    page = visit.page
     one_live_region_announces_each_step_with_its_caption(page)
     every_control_and_group_has_a_plain_text_name(page, slug)
     steps_lay_out_nothing(page)
+    # then live (a disabled setting takes no focus): the keyboard's rings, light theme
+    # (test_focus_ring.py; the dark theme there)
+    release_python(page, visit.held)
+    wait_live(page)
+    every_focusable_element_shows_a_ring(page, slug, "light")
     no_plot_canvas_is_a_tab_stop(page)

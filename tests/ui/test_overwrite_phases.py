@@ -12,6 +12,7 @@ import pytest
 import sim
 from ui.contract import FRAMES
 from ui.pages import gates_run as gr
+from ui.pages import gates_update as gu
 from ui.pages.gates import GatesPage
 from ui.pages.gates_run import DELTA_RULES
 from ui.views import overwrite
@@ -48,7 +49,7 @@ def test_the_phases_are_the_rules_own_step_taken_apart(rule, dependent):
     k = sim.l2_normalize(page.token_stream().k)
     K, V, kw = gr.rule_run(page, rule, k, page.token_stream().v, gates)
     trace = sim.run(rule, k, K, V, **kw)
-    _, _, erased, written, _ = gr.taken_apart(rule, trace, K, V, kw)
+    _, _, erased, written, _ = gu.taken_apart(rule, trace, K, V, kw)
     assert np.allclose(states[1:], trace.states, atol=1e-12)
     assert np.allclose(erase[1:] + written, trace.states, atol=1e-10)
     assert np.allclose(read[1:] - erased, erase[1:], atol=1e-12)

@@ -1,10 +1,9 @@
 """Page 3, "Gates that decide what to keep": one token stream through 2 to 4 update rules
 (sim.RULES' seven and RWKV-7, RWKV-6, DeltaProduct, log-linear attention, Mamba-1, Gated
-DeltaNet-2). ``compute()``
-runs each with ``sim.run``, takes one erasing rule's update apart (read-back, error, erased and
-written parts) and writes every rule in the one frame of ``sim.frame_parts`` (the rules' inputs
-and the update taken apart: ui/pages/gates_run.py); the views (ui/views/gates.py) show token t of
-it. Nothing here updates a state.
+DeltaNet-2). ``compute()`` runs each with ``sim.run`` (ui/pages/gates_run.py), takes one erasing
+rule's update apart (read-back, error, erased and written parts: ui/pages/gates_update.py) and
+writes every rule in the one frame of ``sim.frame_parts``; the views (ui/views/gates.py) show
+token t of it. Nothing here updates a state.
 """
 
 from __future__ import annotations
@@ -21,6 +20,7 @@ from ui.contract import mark, role
 from ui.exercises import exercise_setting
 from ui.page import Page, Run
 from ui.pages import gates_run as gr
+from ui.pages import gates_update as gu
 from ui.views import Readout
 from ui.views import gates as gv
 
@@ -48,7 +48,6 @@ class GatesPage(Page):
              ("t = d: as many keys as channels", "stop_d"))
     named_views = {"states": "The state S of each rule", "update": "One update taken apart: read back, "
                    "erase, write", "time": "Over time: the state's size and the recall error"}
-    subject = "states"  # on the first screen (ui/page.py Page.subject)
     phases = gv.overwrite.PHASES  # a delta rule's step: read back, erase, write (animated)
     # a rule's own setting changes the picture only where the rule is compared
     only_with = {name: {"rules": ["linear", *rules]} for name, rules in gr.OWN_SETTINGS.items()}
@@ -120,24 +119,13 @@ class GatesPage(Page):
         T, d = stream.T, self.d
         k = sim.l2_normalize(stream.k) if self.normalize_keys else stream.k  # (T, d)
         v, gates = stream.v, self.gates(T)  # v (T, d)
-        # Two read-outs per rule: the old value (the first pair, queried with its key k_1) and
-        # the newest (overwrite: the rewritten key's latest value; else the pair just written).
-        old_q, old_target = np.repeat(k[:1], T, axis=0), np.repeat(v[:1], T, axis=0)
-        new_q, new_target = (stream.q, stream.targets) if self.stream == "overwrite" else (k, v)
         inspected = gr.inspected_rule(self)
-        kwargs, traces, norms, errors, errors_old, inputs = {}, {}, {}, {}, {}, {}
-        for rule in dict.fromkeys([*rules, inspected]):
-            *inputs[rule], kwargs[rule] = gr.rule_run(self, rule, k, v, gates)
-            traces[rule] = gr.run_named(LABELS[rule], rule, new_q, *inputs[rule], **kwargs[rule])
-            old = gr.run_named(LABELS[rule], rule, old_q, *inputs[rule], keep_states=False,
-                               **kwargs[rule])
-            norms[rule] = np.linalg.norm(traces[rule].states, axis=(1, 2))  # (T,) ‖S_t‖_F
-            errors[rule] = sim.recall.relative_error(traces[rule].outputs, new_target)  # (T,)
-            errors_old[rule] = sim.recall.relative_error(old.outputs, old_target)  # (T,)
+        kwargs, traces, norms, errors, errors_old, inputs = gr.run_rules(
+            self, list(dict.fromkeys([*rules, inspected])), stream, k, v, gates, LABELS)
         # The delta rule's update taken apart, from its trace (the same numbers as sim.step's).
-        read_back, error, erased, written, beta = gr.taken_apart(
+        read_back, error, erased, written, beta = gu.taken_apart(
             inspected, traces[inspected], *inputs[inspected], kwargs[inspected])
-        value = gr.written_value(inspected, v, kwargs[inspected])  # (T, d): v, or GDN-2's w ⊙ v
+        value = gu.written_value(inspected, v, kwargs[inspected])  # (T, d): v, or GDN-2's w ⊙ v
         vectors = np.stack([value, read_back, error], axis=1)  # (T, 3, d)
 
         frames, limits = gr.with_empty_first, gr.running_limits  # t = 0: the first token's scale
@@ -152,7 +140,7 @@ class GatesPage(Page):
                 "written_limits": part_limits, "legend": gv.legend(labels),
                 "recall_note": gv.recall_note(self.stream, rules), "stop_start": 0,
                 "stop_d": min(d, T), "stop_rewrite": gv.first_repeat(stream.k),
-                **gr.overwrite_phases(rules, gr.DELTA_RULES, LABELS, traces, inputs, kwargs)}
+                **gu.overwrite_phases(rules, gr.DELTA_RULES, LABELS, traces, inputs, kwargs)}
         for i in range(MAX_RULES):  # unused slots: zeros, hidden by their views
             r = rules[i] if i < len(rules) else None
             data[f"S{i}"] = frames(traces[r].states) if r else np.zeros((T + 1, d, d))
@@ -165,7 +153,7 @@ class GatesPage(Page):
              "v": v, "norms": norms, "errors": errors, "errors_old": errors_old, "beta": beta,
              "read_back": read_back, "error": error, "vec_limits": data["vectors_limits"],
              "held": np.linalg.norm(read_back, axis=1), "inputs": inputs,
-             "strength": gr.erase_share(inspected, beta, k, kwargs[inspected]),
+             "strength": gu.erase_share(inspected, beta, k, kwargs[inspected]),
              "n_h": self.householder_steps, "states": {x: traces[x].states for x in rules},
              "other": others[0] if others else None, "token_gates": token_gates,
              "auto": self.inspect == "auto"}
@@ -177,7 +165,7 @@ class GatesPage(Page):
         return Run(t_max=T, data=data, table=table, info=" ".join(filter(None, info)))
 
     def _apply(self, run: Run) -> None:  # the update's parts named after the rule taken apart
-        gr.name_the_parts(self, run.data["inspected"]), super()._apply(run)
+        gu.name_the_parts(self, run.data["inspected"]), super()._apply(run)
 
     # The views -------------------------------------------------------------------------------
     def make_views(self) -> list:
