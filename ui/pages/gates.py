@@ -48,6 +48,7 @@ class GatesPage(Page):
              ("t = d: as many keys as channels", "stop_d"))
     named_views = {"states": "The state S of each rule", "update": "One update taken apart: read back, "
                    "erase, write", "time": "Over time: the state's size and the recall error"}
+    subject = "states"  # on the first screen (ui/page.py Page.subject)
     phases = gv.overwrite.PHASES  # a delta rule's step: read back, erase, write (animated)
     # a rule's own setting changes the picture only where the rule is compared
     only_with = {name: {"rules": ["linear", *rules]} for name, rules in gr.OWN_SETTINGS.items()}
