@@ -197,7 +197,7 @@ def _check_options(args: argparse.Namespace) -> None:
                          "--engine vllm or sglang")
     if args.state_dtype is not None and engine == "llama.cpp":
         raise ValueError("--state-dtype: has no effect under llama.cpp (its state is f32, "
-                         "hard-coded)")
+                         "hard-coded); accepted with --engine ideal, vllm or sglang")
     accepted = LLAMA_CPP_KV_TYPES if engine == "llama.cpp" else DTYPE_BYTES
     if args.kv_dtype is not None and args.kv_dtype not in accepted:
         raise ValueError(f"--kv-dtype: kv_dtype {quote(args.kv_dtype)} is unknown for {engine}; "

@@ -496,9 +496,10 @@ def prepare(model: Any, engine: str = "vllm", *, family: str | None = None,
     for name, value, engines in (("ssm_dtype", ssm_dtype, ("ideal", "vllm", "sglang")),
                                  ("conv_dtype", conv_dtype, ("vllm",))):
         if value is not None and engine not in engines:  # N11: never accepted without effect
-            raise ValueError(f"{name}: {engine} does not read it (state dtypes: "
-                             + ("f32, hard-coded" if engine == "llama.cpp" else "conv bf16")
-                             + f"); give it only with {' or '.join(engines)}")
+            own = {"llama.cpp": "state f32, hard-coded", "sglang": "conv bf16, hard-coded",
+                   "ideal": "one state dtype, ssm_dtype"}[engine]
+            raise ValueError(f"{name}: {engine} does not read it ({own}); give it only with "
+                             f"{' or '.join(engines)}")
     if engine == "llama.cpp":
         kv_type = _choice("kv_dtype", _or_default(kv_dtype, "f16"), LLAMA_CPP_KV_TYPES)
         return lambda t, n: _llama_cpp(model, t, n, kv_type, llama_cpp_server)
