@@ -12,7 +12,8 @@ import json
 import pytest
 import sim_helpers
 
-from sim.engines import ENGINES, allocate, vllm_state_dtypes
+from sim.cache import DTYPE_BYTES
+from sim.engines import ENGINES, LLAMA_CPP_KV_TYPES, allocate, vllm_state_dtypes
 from sim.presets import PRESET_HF_CONFIGS
 
 sim_cli = sim_helpers.sim_cli  # `python -m sim ARGS` in-process
@@ -109,3 +110,18 @@ def test_a_cli_option_without_effect_is_refused_in_one_line(sim_cli, args, wrong
     if "--engine" in args:  # where the line sends it, the option is taken
         args = args[:args.index("--engine")]
     assert sim_cli(*base, *args, *fixed).returncode == 0
+
+
+@pytest.mark.parametrize("engine, kv_dtype, types", [("llama.cpp", "fp8", LLAMA_CPP_KV_TYPES),
+                                                     ("ideal", "q4_0", DTYPE_BYTES)])
+def test_a_kv_dtype_is_checked_against_the_engines_own_list(sim_cli, engine, kv_dtype, types):
+    """N5: q4_0 under llama.cpp was refused with the ideal table's list, fp8 with llama.cpp's:
+    two lists that contradicted each other. The refusal names the engine and its one list,
+    and each type on it is taken (q4_0 and q8_0 under llama.cpp too)."""
+    base = ("cache", "--model", MODEL, "--tokens", "1000", "--engine", engine)
+    run = sim_cli(*base, "--kv-dtype", kv_dtype)
+    assert run.returncode == 2 and run.stderr.count("\n") == 1
+    assert f"--kv-dtype: kv_dtype '{kv_dtype}' is unknown for {engine}; accepted: " in run.stderr
+    assert run.stderr.rstrip().endswith("accepted: " + ", ".join(types))
+    for name in types:
+        assert sim_cli(*base, "--kv-dtype", name).returncode == 0, name
