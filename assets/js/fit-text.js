@@ -92,7 +92,9 @@ function fitTextsNow(doc, f, present, skip) {
         px = cellNumberPx(frameW / cols, frameH / rows, textWidth(longestLabel(r.data_source), 1), px, present);
       }
       showNumbers(r, px > 0);
-      if (px > 0) cells.push([g, px, shown(fig)]);
+      // (on screen: not in a part the view leaves out; read from the page, a forced layout
+      // in the middle of a restyle, only where restyle did not say)
+      if (px > 0) cells.push([g, px, skip ? fig.visible : shown(fig)]);
     }
   }
   // in the presenter view one size for the numbers of every heatmap on screen (gates' four
