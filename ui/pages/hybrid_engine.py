@@ -116,7 +116,9 @@ def engine_knobs(page) -> list:
         page.widget("speculative_tokens", pn.widgets.IntInput, width=230,
                     visible=shown(page, "speculative_tokens")),
         pn.Column(pn.pane.HTML("Weight dtype", margin=(5, 10, 0, 10)),
-                  page.widget("weight_dtype", pn.widgets.RadioButtonGroup, **RADIO)),
+                  # six buttons ("shipped" the widest): at 270 px they ran over the KV cache
+                  # dtype's buttons beside them on a 1366 px laptop (axe: colour contrast)
+                  page.widget("weight_dtype", pn.widgets.RadioButtonGroup, **{**RADIO, "width": 360})),
         *dtype_knobs(page),
     ]
 
