@@ -126,6 +126,7 @@ bench: build browser
 	$(PY) bench/frames.py
 	$(PY) bench/jank.py
 	$(PY) bench/network.py
+	$(PY) bench/scenes.py
 
 clean:
 	rm -rf dist .pytest_cache
