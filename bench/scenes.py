@@ -54,10 +54,12 @@ PRESS_JS = """(key) => new Promise((resolve) => {
     document.addEventListener('keydown', (e) => { t0 = performance.now(); }, {once: true, capture: true});
     document.dispatchEvent(new KeyboardEvent('keydown', {key, bubbles: true}));
     const start = performance.now();
+    let frames = 0;  // animation frames from the key to the one the scene is painted in
     const tick = () => {
+      frames++;
       const shown = lab.state.view === want && !root.classList.contains('fitting')
         && !document.querySelector('.lab-still') && figuresDone();
-      if (shown || performance.now() - start > 20000) resolve({ms: performance.now() - t0, tries: lab.state.fitTries - tries, shown});
+      if (shown || performance.now() - start > 20000) resolve({ms: performance.now() - t0, frames, tries: lab.state.fitTries - tries, shown});
       else requestAnimationFrame(tick);
     };
     requestAnimationFrame(tick);

@@ -4,9 +4,9 @@
 Scenes are views of the run already in the browser. Once the shell has measured every scene's
 fit in idle time after the first fit (lab.state.rehearsed), a key restyles the page once with
 the scene's known fit: no Python, no fit searched (no layout tried: lab.state.fitTries stays),
-and the scene is painted, under its own name, within GOAL_MS of the key (the median of a round of
-every key; it had taken 1.1-2.6 s, 0.2-0.6 s with the fit remembered: bench/scenes.py prints
-both). A timed check on a shared machine: the best of up to three rounds counts."""
+and the scene is painted, under its own name, within FRAMES animation frames of the key (it had
+taken 1.1-2.6 s, 0.2-0.6 s with the fit remembered). The milliseconds are bench/scenes.py's to
+measure against the 100 ms goal, printed here: no timing is asserted on a shared machine."""
 
 from __future__ import annotations
 
@@ -20,11 +20,9 @@ from tests.e2e.test_scenes import SCENES, presenter
 
 pytestmark = pytest.mark.e2e
 
-GOAL_MS = 100.0  # issue 39: "a scene key paints its scene within 100 ms" (bench/scenes.py's goal)
-# What this test holds a round's median to: the goal, with room for the shared two-core machine
-# the tests run on (at a load of 7-12 its medians were 40-180 ms, the same pages 40-100 ms when
-# quieter; a key searched its fit for 1.1-2.6 s before).
-BOUND_MS = 1.5 * GOAL_MS
+# "switching paints the new scene within one or two frames" (issue 39, item 2): the frame the
+# key's restyle is painted in, and one for BokehJS's render of it
+FRAMES = 2
 SCENE_PAGES = [slug for slug, names in SCENES.items() if names]
 
 
@@ -42,23 +40,20 @@ def press_round(page, slug: str) -> list[dict]:
     return presses
 
 
-def assert_fast(page, slug: str, where: str, rounds: int = 3) -> None:
-    """Every press shows its scene, with no fit searched; the median press of a round paints
-    within BOUND_MS. A shared machine's load only slows a round: up to `rounds` rounds, the
-    best one counts (each press of every round must still show its scene with no search)."""
+def assert_fast(page, slug: str, where: str) -> None:
+    """Every press shows its scene under its own name, with no fit searched, painted within
+    FRAMES animation frames of the key (the time each took is printed: bench/scenes.py measures
+    it against the 100 ms goal; a test asserts no timing on a shared machine)."""
     page.evaluate(f"window.lab.scenes = {SCENES[slug]!r}")
     page.locator("body").click(position={"x": 5, "y": 2})
-    medians, seen = [], []
-    for _ in range(rounds):
-        presses = press_round(page, slug)
-        seen.append([(p["key"], round(p["ms"]), p["tries"]) for p in presses])
-        info = (where, seen)
-        assert all(p["shown"] and p["view"] == p["want"] for p in presses), info
-        assert all(p["tries"] == 0 for p in presses), info  # no fit searched on a key
-        medians.append(statistics.median(p["ms"] for p in presses))
-        if medians[-1] <= GOAL_MS:
-            break
-    assert min(medians) <= BOUND_MS, (where, medians, seen)
+    presses = press_round(page, slug)
+    seen = [(p["key"], p["frames"], round(p["ms"]), p["tries"]) for p in presses]
+    info = (where, "key, frames, ms, fit layouts tried", seen)
+    assert all(p["shown"] and p["view"] == p["want"] for p in presses), info
+    assert all(p["tries"] == 0 for p in presses), info  # no fit searched on a key
+    assert max(p["frames"] for p in presses) <= FRAMES, info
+    print(f"{where}: key to painted frame, median {statistics.median(p['ms'] for p in presses):.0f} ms, "
+          f"frames {[p['frames'] for p in presses]}")
 
 
 @pytest.mark.parametrize("slug", [pytest.param(slug, marks=[] if slug in ("running-sum", "gates") else [pytest.mark.slow])
