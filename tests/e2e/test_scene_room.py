@@ -43,7 +43,10 @@ FIRST_INK_JS = """() => {
 }"""
 
 
-@pytest.mark.parametrize("screen", [(1280, 720), pytest.param((1366, 768), marks=pytest.mark.slow)])
+# The gate takes the outputs scene by its key at 1280×720 and checks its figure
+# (test_scenes.py: SCENE_FIGURES); here by its link and its key, at both sizes.
+@pytest.mark.slow
+@pytest.mark.parametrize("screen", [(1280, 720), (1366, 768)])
 def test_running_sums_outputs_scene_shows_the_outputs_as_a_figure(browser, server, screen):
     """The outputs scene holds the heatmap of o both ways (every pair, the state) with cell
     numbers ≥ 16 px, the page does not scroll, nothing is cut, by its link and by its key."""

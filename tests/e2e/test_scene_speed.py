@@ -16,13 +16,10 @@ import pytest
 
 from bench.scenes import PRESS_JS, QUIET_JS
 from tests.e2e.conftest import release_python, wait_live
-from tests.e2e.test_scenes import SCENES, presenter
+from tests.e2e.test_scenes import FRAMES, SCENES, presenter
 
 pytestmark = pytest.mark.e2e
 
-# "switching paints the new scene within one or two frames" (issue 39, item 2): the frame the
-# key's restyle is painted in, and one for BokehJS's render of it
-FRAMES = 2
 SCENE_PAGES = [slug for slug, names in SCENES.items() if names]
 
 
@@ -56,8 +53,11 @@ def assert_fast(page, slug: str, where: str) -> None:
           f"frames {[p['frames'] for p in presses]}")
 
 
-@pytest.mark.parametrize("slug", [pytest.param(slug, marks=[] if slug in ("running-sum", "gates") else [pytest.mark.slow])
-                                  for slug in SCENE_PAGES])
+# The gate presses every scene key of running-sum, gates and hybrid this way with Python held
+# back (test_scenes.py's test_keys_pick_every_scene_and_each_fits_one_screen): here in the slow
+# lane for every page, with the milliseconds printed.
+@pytest.mark.slow
+@pytest.mark.parametrize("slug", SCENE_PAGES)
 def test_a_scene_key_paints_its_scene_at_once_before_python(browser, server, slug):
     ctx, page, visit = presenter(browser, server, slug)
     assert_fast(page, slug, f"{slug}, Python held back")

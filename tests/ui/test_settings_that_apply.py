@@ -52,24 +52,31 @@ def looks(page) -> dict:
     return {**picture(page), "csv": page.csv()}
 
 
-def choices(cls) -> list[dict]:
+def choices(cls, part: str = "all") -> list[dict]:
     """The defaults, the settings each setting is shown with, then other values of each
-    selector and switch, one at a time."""
+    selector and switch, one at a time. ``part``: "gate" the defaults, the settings shown with
+    and the nearest other value of each; "slow" the other values beyond the nearest (the
+    gate's and the slow lane's tests together take every choice)."""
     page = cls()
-    out = [{}]
-    out += [dict(with_) for with_ in cls.only_with.values() if dict(with_) not in out]
+    first = [{}]
+    first += [dict(with_) for with_ in cls.only_with.values() if dict(with_) not in first]
+    rest = []
     for name in page.settings():
         p = page.param[name]
         if name != "exercise" and isinstance(p, (param.Selector, param.Boolean)):
             values = other_values(page, name)  # the nearest, and the last (gates: fewer rules)
-            out += [{name: v} for v in [*values[:3], *values[3:][-1:]]]
-    return out
+            first += [{name: v} for v in values[:1] if {name: v} not in first]
+            rest += [{name: v} for v in [*values[1:3], *values[3:][-1:]] if {name: v} not in first + rest]
+    return {"gate": first, "slow": rest, "all": first + rest}[part]
 
 
-@pytest.mark.parametrize("slug", list(CLASSES))
-def test_every_setting_shown_changes_the_picture(build, slug):
+@pytest.mark.parametrize(("slug", "part"), [pytest.param(slug, part, marks=[pytest.mark.slow] if part == "slow" else [])
+                                            for slug in CLASSES for part in ("gate", "slow")])
+def test_every_setting_shown_changes_the_picture(build, slug, part):
+    """(The gate takes the defaults, the settings each setting is shown with and the nearest
+    other value of each selector and switch; the slow lane every further value.)"""
     cls, idle, applies = CLASSES[slug], [], set()
-    for settings in choices(cls):
+    for settings in choices(cls, part):
         try:
             page = build(cls, **settings)
         except ValueError:
