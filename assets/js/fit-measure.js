@@ -57,8 +57,8 @@ export function figureKey(m) {
   return figureRank.get(m);
 }
 
-// The room at the side of each figure's row: every shown part (figure or text) level with the
-// figure is in its row; a row with text in it has none (the text takes it).
+// The room at the side of each figure's row, for its figures: every shown part (figure or text)
+// level with the figure is in its row.
 // parts: [{m, r: {top, bottom, left, right, height}, figure}]; returns figureKey -> factor.
 export function widths(parts, screenWidth = innerWidth) {
   const shown = parts.filter((p) => p.r.height > 0), wide = new Map();
@@ -66,7 +66,10 @@ export function widths(parts, screenWidth = innerWidth) {
     if (!figure) continue;
     const row = shown.filter((p) => p.r.top < r.bottom - 4 && p.r.bottom > r.top + 4);
     const left = Math.min(...row.map((p) => p.r.left)), right = Math.max(...row.map((p) => p.r.right));
-    const room = row.some((p) => !p.figure) ? 1 : 0.98 * (screenWidth - 18 - left) / Math.max(1, right - left);
+    // the room at the row's right goes to its figures (a text beside them keeps its width: a
+    // legend; a text that stretches to the screen's edge leaves none)
+    const figures = row.filter((p) => p.figure).reduce((sum, p) => sum + p.r.width, 0);
+    const room = (0.98 * (screenWidth - 18 - left) - (right - left - figures)) / Math.max(1, figures);
     wide.set(figureKey(m), Math.max(1, Math.min(MAX_WIDE, Math.floor(room * 100) / 100)));
   }
   return wide;

@@ -39,14 +39,24 @@ export async function searchScale(lo, tryFit, room) {
 
 // The lesson text shown beside the figures (l in the presenter view: lab.css).
 export const lessonOpen = () => presenting() && document.documentElement.classList.contains("show-text");
+// A phone (lab.css's narrow screens): no scene fits its one screen at a readable size, so its
+// presenter view scrolls down instead, the figures one below the other as wide as the screen
+// (fitted to its width alone: they had shrunk to 0.45 to fit its height, three side by side at
+// a third of its width each, their titles cut).
+export const PHONE_WIDTH = 700;
+// and no figure taller than this share of its screen (a heatmap as wide as the screen had been
+// two screens tall, its numbers in 200 px cells)
+export const PHONE_FIGURE = 0.6;
+const tallest = () => Math.max(0, ...shownParts(player.doc).filter((p) => p.figure).map((p) => p.r.height));
 // The room the figures have: the screen, less the lesson text's column at its right (or its
-// sheet at its foot, on a phone), below where the stage area starts.
+// sheet at its foot, on a phone), below where the stage area starts; on a phone, its width and
+// no bottom.
 export function screenRoom() {
-  let width = innerWidth, height = innerHeight;
+  let width = innerWidth, height = innerWidth <= PHONE_WIDTH ? Infinity : innerHeight;
   const text = lessonOpen() ? document.querySelector(".lab-text") : null, r = text && text.getBoundingClientRect();
   if (r && r.width > 0 && r.height > 0) {
     if (r.left >= innerWidth / 3) width = Math.floor(r.left);
-    else if (r.top >= innerHeight / 3) height = Math.floor(r.top);
+    else if (r.top >= innerHeight / 3 && height !== Infinity) height = Math.floor(r.top);
   }
   return { top: $("lab-stage-area").getBoundingClientRect().top + scrollY, width, height };
 }
@@ -60,8 +70,12 @@ async function tryFit(trial, scale, wide, tall = 1) {
   Object.assign(trial, { scale, wide, tall });
   trial.apply(trial);
   const reach = await settled(player.doc, trial.room);
-  if (trial.stopped()) throw new FitStopped();
-  return { fits: !overflows(reach, trial.room), reach };
+  // (the screen's size changed meanwhile: what was measured belongs to neither size, and is not
+  // to be remembered under the new one, as it had been when the resize event came a frame after
+  // the new size: a presenter going full screen during a rehearsal got a scene's fit for the
+  // smaller window, the figures in the top half of the screen)
+  if (trial.stopped() || innerWidth !== trial.screen[0] || innerHeight !== trial.screen[1]) throw new FitStopped();
+  return { fits: !overflows(reach, trial.room) && (trial.room.height !== Infinity || tallest() <= PHONE_FIGURE * innerHeight), reach };
 }
 export const tryTrial = tryFit;
 
@@ -73,7 +87,7 @@ const hasDroppable = () => !!player.doc && allModels(player.doc).some((m) => has
 // whether to give up (throws FitStopped from the try that sees it).
 export function trialOf(view, stopped = () => false) {
   return { view, scale: null, wide: new Map(), tall: 1, drop: false, tooSmall: false, room: screenRoom(), stopped,
-    apply: (t) => restyleAll(t) };
+    screen: [innerWidth, innerHeight], apply: (t) => restyleAll(t) };
 }
 
 // One full fit of a trial's view: the largest scale that fits, never below MIN_SCALE (the type
@@ -105,7 +119,7 @@ export async function fitView(trial) {
   let tall = 1;
   await tryFit(trial, scale, wide);
   const { rows, bottom } = figureRows(shownParts(player.doc));
-  if (rows > 0 && bottom < room.height - 30) {
+  if (rows > 0 && bottom < room.height - 30 && room.height !== Infinity) {
     tall = Math.min(MAX_WIDE, 1 + 0.98 * (room.height - 6 - bottom) / rows);
     for (let i = 0; i < 3 && tall > 1; i++) {
       if ((await tryFit(trial, scale, wide, tall)).fits) break;

@@ -135,6 +135,11 @@ def test_random_features_presenter_view_has_no_squashed_plot_or_cut_label(browse
         painted(page)
         assert len(figures) == 2, [f["title"] for f in figures]
         assert all(f["frame"] >= 120 for f in figures), [(f["title"], f["frame"]) for f in figures]
+        # side by side, the screen's width used (they had stood one above the other at the
+        # smallest readable scale, the right half of the screen empty)
+        boxes = page.evaluate(FIGURE_BOXES_JS)
+        assert len(boxes) == 2 and boxes[1]["top"] < boxes[0]["bottom"] and boxes[1]["right"] > 0.75 * 1280, boxes
+        assert page.evaluate("lab.state.scale") >= 1, boxes
         cut = [(f["title"], b["text"], round(b["x0"]), round(b["y0"]), round(b["x1"]), round(b["y1"]))
                for f in figures for b in f["boxes"]
                if b["x0"] < -1 or b["y0"] < -1 or b["x1"] > f["width"] + 1 or b["y1"] > f["height"] + 1]
@@ -184,5 +189,54 @@ def test_an_800_px_embed_keeps_speed_beside_its_menu_and_share_says_what_a_stric
                 break
             host.wait_for_timeout(100)
         assert host.evaluate("document.querySelector('iframe').style.height").endswith("px")
+    finally:
+        ctx.close()
+
+
+# Every figure shown: its title and box (page coordinates), in the document's order.
+FIGURE_BOXES_JS = """() => [...lab.player.doc.all_models].filter((m) => m.visible && 'renderers' in m && 'toolbar' in m)
+  .map((m) => { const v = lab.viewOf(m), r = v && v.el && v.el.isConnected ? v.el.getBoundingClientRect() : null;
+    return r && r.width > 0 && r.height > 0 ? {title: (m.title && m.title.text) || '', left: r.left, right: r.right,
+      top: r.top + scrollY, bottom: r.bottom + scrollY, width: r.width, height: r.height} : null; })
+  .filter(Boolean)"""
+# The header's and the transport's controls that reach past the screen's sides.
+PAST_THE_SIDES_JS = """() => [...document.querySelectorAll('.lab-header a, .lab-header button, .lab-transport button,'
+  + ' .lab-transport select, .lab-transport input, .lab-transport label')]
+  .filter((el) => { const r = el.getBoundingClientRect(); return r.width > 0 && (r.right > innerWidth + 0.5 || r.left < -0.5); })
+  .map((el) => el.id || el.textContent.trim().slice(0, 20))"""
+
+
+@pytest.mark.parametrize("slug", ["running-sum", pytest.param("gates", marks=pytest.mark.slow)])
+def test_a_phones_presenter_view_stacks_its_figures_as_wide_as_the_screen(browser, server, slug):
+    """On a 390 x 844 phone the presenter view scrolls down: its figures one below the other,
+    each as wide as the screen (it had fitted them to the screen's height: three side by side at
+    a third of its width, titles cut, at scale 0.45) and none taller than the screen, at a
+    readable scale; no title or tick cut or run into another; the header's buttons and the
+    transport wrap within the screen (one row each had run 300 px past its right edge)."""
+    ctx = browser.new_context(service_workers="block", viewport={"width": 390, "height": 844})
+    try:
+        ctx.add_init_script(RECORD_JS)
+        page = open_built(ctx, f"{server.url}{slug}.html?present=1&t=3").page
+        page.wait_for_function("lab.state.fitted > 0 && !lab.state.rehearsing"
+                               " && !document.documentElement.classList.contains('fitting')", timeout=60_000)
+        figures = record_a_full_paint(page)
+        page.wait_for_function("!document.documentElement.classList.contains('fitting')", timeout=60_000)
+        painted(page)
+        boxes = page.evaluate(FIGURE_BOXES_JS)
+        info = (page.evaluate("lab.state.scale"), boxes)
+        assert len(boxes) >= 2, info
+        assert page.evaluate("lab.state.scale") >= 0.75, info
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390, info
+        assert page.evaluate(PAST_THE_SIDES_JS) == [], info
+        ordered = sorted(boxes, key=lambda b: b["top"])
+        for a, b in zip(ordered, ordered[1:]):  # one column: each below the one above it
+            assert b["top"] >= a["bottom"] - 1, (a, b)
+        assert all(b["width"] >= 0.8 * 370 and b["height"] <= 0.6 * 844 + 1 for b in boxes), info
+        cut = [(f["title"], b["text"]) for f in figures for b in f["boxes"]
+               if b["x0"] < -1 or b["y0"] < -1 or b["x1"] > f["width"] + 1 or b["y1"] > f["height"] + 1]
+        assert cut == [], cut
+        bad = {f["title"]: overlaps(f["boxes"])[:6] for f in figures if overlaps(f["boxes"])}
+        assert bad == {}, bad
+        snap(page, f"legible-{slug}-present-phone.png")
     finally:
         ctx.close()

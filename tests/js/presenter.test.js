@@ -51,17 +51,21 @@ test("no scale is offered when even the lowest does not fit", async () => {
 const figure = (title) => model({ renderers: [], toolbar: {}, title: { text: title } });
 const box = (top, left, width, height) => ({ top, left, width, height, bottom: top + height, right: left + width });
 
-test("a row of figures alone grows into the room at its side, at most MAX_WIDE; a row with text does not", () => {
-  const a = figure("A"), b = figure("B"), c = figure("C"), text = model({});
+test("a row's figures grow into the room at its side, at most MAX_WIDE; a text beside them keeps its width", () => {
+  const a = figure("A"), b = figure("B"), c = figure("C"), d = figure("D"), text = model({}), wideText = model({});
   const parts = [
     { m: a, r: box(0, 0, 300, 200), figure: true }, { m: b, r: box(0, 310, 300, 200), figure: true },
-    { m: c, r: box(250, 0, 300, 200), figure: true }, { m: text, r: box(250, 320, 400, 200), figure: false },
+    { m: c, r: box(250, 0, 300, 200), figure: true }, { m: text, r: box(250, 320, 200, 200), figure: false },
+    { m: d, r: box(500, 0, 300, 200), figure: true }, { m: wideText, r: box(500, 320, 660, 200), figure: false },
   ];
   const wide = widths(parts, 1000);
-  // row 1: 0..610 of (1000 - 18): 0.98 * 982 / 610 = 1.577...
-  assert.equal(wide.get("A#1"), 1.57);
-  assert.equal(wide.get("B#1"), 1.57);
-  assert.equal(wide.get("C#1"), 1);
+  // row 1: the figures' 600 px of the row's 610 grow into 0.98 * (1000 - 18) less the 10 px gap
+  assert.equal(wide.get("A#1"), Math.floor((0.98 * 982 - 10) / 600 * 100) / 100);  // 1.58
+  assert.equal(wide.get("B#1"), wide.get("A#1"));
+  // row 2: a legend of 200 px at 320 keeps its width: (962.36 - 220) / 300 = 2.47, at most MAX_WIDE
+  assert.equal(wide.get("C#1"), MAX_WIDE);
+  // row 3: a text that reaches the screen's edge leaves the figure no room
+  assert.equal(wide.get("D#1"), 1);
   assert.equal(widths(parts.slice(0, 1), 5000).get("A#1"), MAX_WIDE);
 });
 

@@ -146,15 +146,16 @@ class RandomFeaturesPage(Page):
             fluid(model)  # a phone's width at the least, their own at the most
         fig = pn.pane.Bokeh
         top = pn.Column(self.caption.panel(), fig(self.bars.fig), sizing_mode="stretch_width",
-                        min_width=PHONE_MIN_WIDTH, styles={"flex": "1 1 640px"},
+                        min_width=PHONE_MIN_WIDTH, styles={"flex": "1 1 560px"},
                         css_classes=[role("main_view"), self.view_class("weights")])
         below = pn.FlexBox(pn.Column(fig(self.error.fig), css_classes=[role("main_view")]),
                            self.unbiased_text.panel(),
                            sizing_mode="stretch_width")
         # Beside the weights when there is room (the presenter view, whose settings and texts
-        # are folded away); otherwise on a row of its own.
+        # are folded away: at 1280 x 720 the two had stood one above the other at the smallest
+        # readable scale, the right half of the screen empty); otherwise on a row of its own.
         closer = pn.Column(pn.pane.HTML("<h3>Closer with more features</h3>", margin=(0, 10)),
-                           below, sizing_mode="stretch_width", styles={"flex": "1 1 880px"},
+                           below, sizing_mode="stretch_width", styles={"flex": "1 1 560px"},
                            css_classes=[self.view_class("error")])
         return pn.Column(pn.FlexBox(controls, top, closer, sizing_mode="stretch_width"),
                          sizing_mode="stretch_width")
