@@ -140,8 +140,9 @@ class RunningSumPage(Page):
         md = {"sizing_mode": "stretch_width", "margin": (4, 10)}
         self.state_text = Readout("state_text", sizing_mode="stretch_width", margin=(0, 10),
                                   styles={"font-size": "15px"}, css_classes=[role("caption")])
-        self.token_text, self.outputs_text = Readout("token_text", **md), Readout("outputs_text", **md)
-        self.memory_text, self.cost_text = (Readout(k, width=340, margin=(4, 10)) for k in ("memory_text", "cost_text"))
+        drop = {"css_classes": [role("present_drop")]}  # out of a scene if need be (l at 1280 x 720: scale 0.45)
+        self.token_text, self.outputs_text = Readout("token_text", **md), Readout("outputs_text", **md, **drop)
+        self.memory_text, self.cost_text = Readout("memory_text", width=340, margin=(4, 10)), Readout("cost_text", width=340, margin=(4, 10), **drop)
         return [self.tokens_view, self.S_map, self.write_map, self.z_map, self.o_map, self.memory, self.work,
                 self.total, self.bytes, self.state_text, self.token_text, self.outputs_text, self.memory_text, self.cost_text]
 
