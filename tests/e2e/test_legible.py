@@ -16,7 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import hold_python, open_built, open_page, painted, snap, wait_ready
+from tests.e2e.conftest import (
+    PAGE_SLUGS,
+    hold_python,
+    open_built,
+    open_page,
+    painted,
+    snap,
+    wait_ready,
+)
 
 pytestmark = pytest.mark.e2e
 ROOT_ASSETS = Path(__file__).resolve().parents[2] / "assets"
@@ -206,7 +214,9 @@ PAST_THE_SIDES_JS = """() => [...document.querySelectorAll('.lab-header a, .lab-
   .map((el) => el.id || el.textContent.trim().slice(0, 20))"""
 
 
-@pytest.mark.parametrize("slug", ["running-sum", pytest.param("gates", marks=pytest.mark.slow)])
+# The gate: running-sum (the most figures); the slow lane every other page.
+@pytest.mark.parametrize("slug", [pytest.param(slug, marks=[] if slug == "running-sum" else [pytest.mark.slow])
+                                  for slug in PAGE_SLUGS])
 def test_a_phones_presenter_view_stacks_its_figures_as_wide_as_the_screen(browser, server, slug):
     """On a 390 x 844 phone the presenter view scrolls down: its figures one below the other,
     each as wide as the screen (it had fitted them to the screen's height: three side by side at

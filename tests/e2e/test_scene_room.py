@@ -14,33 +14,17 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e.conftest import painted, shot
-from tests.e2e.test_scenes import SCENE_JS, SCENES, assert_scene_fits, presenter
+from tests.e2e.test_scenes import (
+    FIRST_INK_JS,
+    SCENE_JS,
+    SCENES,
+    TOP_MARGIN_PX,
+    assert_scene_fits,
+    presenter,
+)
 from tests.e2e.test_screens import fitted_after
 
 pytestmark = pytest.mark.e2e
-
-TOP_MARGIN_PX = 16  # from the stage area's top to the first text or figure of a scene
-
-# The top of the first thing drawn in the stage area: a text node's box (its element shown,
-# not a readout's invisible sizer) or a figure's canvas, shadow roots included.
-FIRST_INK_JS = """() => {
-  const area = document.getElementById('lab-stage-area'), top = area.getBoundingClientRect().top;
-  let first = Infinity, what = '';
-  const walk = (n) => {
-    if (n.nodeType === 3 && n.textContent.trim() && n.parentElement) {
-      const cs = getComputedStyle(n.parentElement);
-      if (cs.visibility !== 'hidden' && cs.display !== 'none') {
-        const range = document.createRange(); range.selectNodeContents(n);
-        for (const r of range.getClientRects()) if (r.width > 0 && r.top < first) { first = r.top; what = n.textContent.trim().slice(0, 40); }
-      }
-    }
-    if (n.tagName === 'CANVAS') { const r = n.getBoundingClientRect(); if (r.width > 0 && r.top < first) { first = r.top; what = 'canvas'; } }
-    if (n.shadowRoot) walk(n.shadowRoot);
-    for (const c of n.childNodes || []) walk(c);
-  };
-  walk(document.getElementById('lab-app'));
-  return {gap: first - top, what};
-}"""
 
 
 # The gate takes the outputs scene by its key at 1280×720 and checks its figure
@@ -73,8 +57,9 @@ def test_running_sums_outputs_scene_shows_the_outputs_as_a_figure(browser, serve
     ctx.close()
 
 
-@pytest.mark.parametrize("scene", [pytest.param(scene, marks=[] if i == 0 else [pytest.mark.slow])
-                                   for i, scene in enumerate(SCENES["gates"])])
+# The gate checks every gates scene by its key (test_scenes.py's key walk); here each by its link.
+@pytest.mark.slow
+@pytest.mark.parametrize("scene", SCENES["gates"])
 def test_every_gates_scene_starts_at_the_stages_top(browser, server, scene):
     """No empty band above a gates scene's first heading or text: its first ink is within
     TOP_MARGIN_PX of the stage area's top."""

@@ -123,6 +123,30 @@ def assert_scene_fits(page, scene: str, where: str) -> dict:
     return seen
 
 
+TOP_MARGIN_PX = 16  # from the stage area's top to the first text or figure of a scene
+
+# The top of the first thing drawn in the stage area: a text node's box (its element shown,
+# not a readout's invisible sizer) or a figure's canvas, shadow roots included.
+FIRST_INK_JS = """() => {
+  const area = document.getElementById('lab-stage-area'), top = area.getBoundingClientRect().top;
+  let first = Infinity, what = '';
+  const walk = (n) => {
+    if (n.nodeType === 3 && n.textContent.trim() && n.parentElement) {
+      const cs = getComputedStyle(n.parentElement);
+      if (cs.visibility !== 'hidden' && cs.display !== 'none') {
+        const range = document.createRange(); range.selectNodeContents(n);
+        for (const r of range.getClientRects()) if (r.width > 0 && r.top < first) { first = r.top; what = n.textContent.trim().slice(0, 40); }
+      }
+    }
+    if (n.tagName === 'CANVAS') { const r = n.getBoundingClientRect(); if (r.width > 0 && r.top < first) { first = r.top; what = 'canvas'; } }
+    if (n.shadowRoot) walk(n.shadowRoot);
+    for (const c of n.childNodes || []) walk(c);
+  };
+  walk(document.getElementById('lab-app'));
+  return {gap: first - top, what};
+}"""
+
+
 # The gate: the page with the most figures a scene (running-sum), the most scenes (gates) and
 # the widest (hybrid); the other pages' scenes take the same keys and fit in the slow lane.
 SCENES_IN_GATE = ("running-sum", "gates", "hybrid")
@@ -158,6 +182,9 @@ def test_keys_pick_every_scene_and_each_fits_one_screen(browser, server, slug):
         seen = assert_scene_fits(page, scene, f"{slug} scene {n} {scene}")
         if (slug, scene) in SCENE_FIGURES:
             assert [f["title"] for f in seen["figs"]] == SCENE_FIGURES[slug, scene], seen
+        if slug == "gates":  # no empty band above a gates scene's first text or figure (test_scene_room.py)
+            first = page.evaluate(FIRST_INK_JS)
+            assert 0 <= first["gap"] <= TOP_MARGIN_PX, (slug, scene, first)
         shot(page, f"{slug}-scene-{n}-{scene}-1280x720")
     page.keyboard.press(str(len(SCENES[slug]) + 1))  # no such scene: nothing changes
     assert page.evaluate("window.lab.state.view") == SCENES[slug][-1]

@@ -7,6 +7,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from sitebuild import ROOT
 
 SCRIPT = r"""
@@ -51,6 +53,7 @@ print(json.dumps({"same": before == after, "pages": len(before), "patched": Prop
 """
 
 
+@pytest.mark.slow  # every page built twice more: the gate's page builds use the patch it checks
 def test_remembered_defaults_make_the_same_documents():
     """Fails if remembering a default per class changes any value of any page's document (a
     mutable default shared between models, a themed value taken for the class's)."""

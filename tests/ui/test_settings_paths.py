@@ -40,7 +40,7 @@ def shown(layout) -> list:
 
 def paths(slug):
     """Each setting with up to three other values; a number's second and third value take the
-    path its first took, so they run in the slow lane."""
+    path its first took, so they run in the slow lane, and so does a choice's third."""
     page = CLASSES[slug]()
     for name in page.settings():
         if name == "exercise":
@@ -48,7 +48,7 @@ def paths(slug):
         number = isinstance(page.param[name], param.Number)
         for i, value in enumerate(other_values(page, name)[:3]):
             yield pytest.param(slug, name, value, id=f"{slug}-{name}-{value}"[:80],
-                               marks=[pytest.mark.slow] if number and i else [])
+                               marks=[pytest.mark.slow] if (number and i) or i == 2 else [])
 
 
 @pytest.fixture(scope="module")
