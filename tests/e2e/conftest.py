@@ -217,6 +217,26 @@ def painted(page) -> None:
     page.evaluate(PAINTED_JS)
 
 
+# The presenter view at rest: no fit searched, no scene measured ahead of time (its trials lay
+# the page out at other scales behind a still), no still on screen (true outside it).
+AT_REST_JS = ("!(window.lab && window.lab.state.rehearsing) && !document.documentElement.classList.contains('fitting')"
+              " && !document.querySelector('.lab-still')")
+
+
+def at_rest(page, js: str, arg=None):
+    """``js`` (a function) evaluated on the presenter view as the presenter sees it: painted at
+    rest, the check in the same task as the measure (a click's pointerup restarts the measuring
+    ahead of time 1.2 s later: a slow machine's measure had caught one of its trials, gates 1017
+    px tall at 1280 x 720)."""
+    for _ in range(30):
+        page.wait_for_function(AT_REST_JS, timeout=60_000)
+        painted(page)
+        rest, got = page.evaluate(f"(arg) => [{AT_REST_JS}, ({js})(arg)]", arg)
+        if rest:
+            return got
+    raise AssertionError("the presenter view never came to rest")
+
+
 def t_of(page) -> int:
     return int(page.evaluate("window.lab.player.t"))
 

@@ -16,7 +16,7 @@ import json
 import pytest
 
 from bench.scenes import PRESS_JS, QUIET_JS
-from tests.e2e.conftest import hold_python, painted, shot, wait_ready, watch
+from tests.e2e.conftest import at_rest, hold_python, painted, shot, wait_ready, watch
 from tests.e2e.test_screens import fitted_after
 from ui.pages import PAGES, page_class
 
@@ -111,8 +111,7 @@ def presenter(browser, server, slug: str, query: str = "", *, rehearsed: bool = 
 def assert_scene_fits(page, scene: str, where: str) -> dict:
     """The scene is shown, fits the screen, cuts no text and its cell numbers read from afar."""
     page.get_by_role("button", name="Step", exact=True).click()  # numbers in the cells
-    painted(page)
-    seen = page.evaluate(SCENE_JS)
+    seen = at_rest(page, SCENE_JS)
     info = (where, seen)
     assert seen["view"] == scene and seen["parts"] > 0, info
     assert seen["scrollH"] <= SCREEN["height"] and seen["scrollW"] <= SCREEN["width"], info
@@ -252,7 +251,7 @@ MIN_FIGURE_PX = 120  # issue 39: no figure under 120 px tall
 def assert_beside_the_lesson(page, screen: dict, where: str) -> dict:
     """The lesson is open at the side (below on a phone), no figure under it or under 120 px
     tall, and the page does not scroll sideways (nor down, but on a phone)."""
-    seen = page.evaluate(LESSON_JS)
+    seen = at_rest(page, LESSON_JS)
     info = (where, seen)
     text, figs = seen["text"], seen["figs"]
     assert figs and text["height"] > 0, info

@@ -11,6 +11,7 @@ from tests.e2e.conftest import (
     PAGE_SLUGS,
     TAKE_SHOTS,
     assert_subject_on_first_screen,
+    at_rest,
     hold_python,
     open_built,
     painted,
@@ -48,6 +49,10 @@ LAYOUT_JS = """() => {
 
 
 PRESENTER_SIZES = [(1280, 720), (1366, 768), (1920, 1080)]  # a projector, a laptop, a big screen
+
+def layout_at_rest(page) -> dict:
+    """LAYOUT_JS of the presenter view as the presenter sees it (conftest.at_rest)."""
+    return at_rest(page, LAYOUT_JS)
 
 # Each shown figure's box, for the takeover: the same figures at the same size before and after.
 BOXES_JS = """() => [...lab.player.doc.all_models].filter((m) => 'renderers' in m && 'toolbar' in m && m.visible)
@@ -102,8 +107,7 @@ def test_presenter_view_fits_one_screen_at_every_size(browser, server, slug, fon
             page.set_viewport_size({"width": w, "height": h})
             fitted_after(page, count)
         page.get_by_role("button", name="Step", exact=True).click()
-        painted(page)
-        layout = page.evaluate(LAYOUT_JS)
+        layout = layout_at_rest(page)
         where = (w, h, layout)
         assert layout["scrollH"] <= layout["h"] and layout["scrollW"] <= layout["w"], where
         assert layout["transport"], where
@@ -134,8 +138,7 @@ def test_presenter_view_fits_one_screen_at_every_size(browser, server, slug, fon
     assert page.evaluate(controls) == [False]
     page.keyboard.press("t")  # the dark theme: the same layout, dark figures
     page.wait_for_function("document.documentElement.dataset.theme === 'dark'")
-    painted(page)
-    assert page.evaluate(LAYOUT_JS)["scrollH"] <= screens[-1][1]
+    assert layout_at_rest(page)["scrollH"] <= screens[-1][1]
     shot(page, f"{slug}-present-dark-{screens[-1][0]}x{screens[-1][1]}")
     assert visit.problems() == []  # a blocked font too: no error (lab.js drops the family)
     ctx.close()
