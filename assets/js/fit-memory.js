@@ -1,7 +1,7 @@
 // A presenter fit takes up to a dozen layouts (seconds on a slow laptop, with the figures out
 // of sight), so it is remembered (localStorage, and here for this visit) for this page, build,
 // settings, screen size, view and room (the lesson text open beside the figures or not): a
-// scene key, or a presenter who opened the page before, gets it in one layout. rehearse.js
+// scene key, or a presenter who opened the page before, gets it in one layout. presenter.js
 // measures every scene's ahead of time.
 import { embedded, linkContract, pageConfig } from "./config.js";
 import { linkSettings } from "./link.js";

@@ -3,7 +3,7 @@
 // fills the room below the transport; then a binary search, as a row may wrap); then their
 // widths grow, up to MAX_WIDE, into what room the rows leave at the side, and their heights into
 // the room below. Each try is one BokehJS layout of the document on screen, out of sight (the
-// stage area is transparent while fitting: presenter.js, rehearse.js). A try restyles with the
+// stage area is transparent while fitting: presenter.js, its fit and its rehearsal). A try restyles with the
 // fit it tries (a trial: {view, scale, wide, tall, drop}), never with state's, so a view other
 // than the one on screen can be fitted ahead of time. The room is the screen less the lesson
 // text when it is open in the presenter view (at the side, or below on a phone).
