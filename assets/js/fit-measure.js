@@ -18,6 +18,13 @@ export function shownParts(doc) {
   }
   return parts;
 }
+// [bottom, right] of the shown parts alone: how far the figures and texts reach, even where
+// that is short of the screen (the search's guess: fit-search.js).
+export function partsExtent(doc) {
+  let bottom = 0, right = 0;
+  for (const { r } of shownParts(doc)) { bottom = Math.max(bottom, r.bottom + scrollY); right = Math.max(right, r.right + scrollX); }
+  return [Math.ceil(bottom), Math.ceil(right)];
+}
 // [bottom, right] of every shown part, and the document's own scroll size (in a room narrower
 // or shorter than the screen, the lesson text beside or below it: only where it scrolls).
 export function extent(doc, room = { width: innerWidth, height: innerHeight }) {

@@ -9,32 +9,53 @@
 // text when it is open in the presenter view (at the side, or below on a phone).
 import { allModels, viewOf } from "./bokeh-internals.js";
 import { $, hasRole, presenting } from "./config.js";
-import { figureRows, MAX_WIDE, overflows, settled, shownParts, widths } from "./fit-measure.js";
+import { figureRows, MAX_WIDE, overflows, partsExtent, settled, shownParts, widths } from "./fit-measure.js";
 import { player } from "./player.js";
 import { state } from "./state.js";
-import { restyleAll } from "./theme.js";
+import { restyleAll, restyleCount } from "./theme.js";
 
 export const GOOD_SCALE = 0.9;  // a heatmap of 12 tokens has room for its tick labels
 export const MIN_SCALE = 0.75;  // below it, a heatmap of 12 tokens runs its tick labels together (running-sum at 0.73)
 
-// Binary search (from one measurement's guess) for the largest scale in [lo, 3.2] at which
-// the page fits; null if it does not fit at lo. tryFit(scale) resolves to {fits, reach:
-// [bottom, right]}; room: {top (where the stage area starts), width, height} of the screen.
+// The largest scale in [lo, 3.2] at which the page fits, searched from guesses; null if it
+// does not fit at lo. tryFit(scale) resolves to {fits, reach: [bottom, right], parts: [bottom,
+// right] of the shown parts alone (optional)}; room: {top (where the stage area starts), width,
+// height} of the screen. lo itself is tried only when nothing above it fits (a larger scale that
+// fits says it does). The first guess takes the reach as growing in proportion to the scale;
+// once a scale that fits and one that does not are known, the next lies between them where the
+// line through their reaches meets the room (the header, padding and type do not scale, so the
+// reach is not proportional); the same end moved twice in a row (a row wrapped): the middle.
 export async function searchScale(lo, tryFit, room) {
-  let scale = Math.max(lo, 1.45), hi = 3.2, best = null;
-  if (!(await tryFit(lo)).fits) return null;
-  best = lo;
-  for (let i = 0; i < 6 && hi - lo > 0.03; i++) {
-    const { fits, reach: [bottom, right] } = await tryFit(scale);
-    if (fits) { lo = scale; best = scale; } else hi = scale;
-    const high = Math.max(1, bottom - room.top), wide = Math.max(1, right - 16);
-    let next = 0.985 * scale * Math.min((room.height - 6 - room.top) / high, (room.width - 18) / wide);
-    if (!(next > lo && next < hi)) next = (lo + hi) / 2;   // a row wrapped: halve the gap
+  let scale = Math.max(lo, 1.45), hi = 3.2, best = null, atLo = null, atHi = null, moved = "";
+  const limits = [room.height - 6 - room.top, room.width - 18];
+  for (let i = 0; i < 7 && hi - lo > 0.03; i++) {
+    const { fits, reach, parts } = await tryFit(scale);
+    const [bottom, right] = parts || reach, now = [Math.max(1, bottom - room.top), Math.max(1, right - 16)];
+    if (fits) { lo = scale; best = scale; atLo = now; } else if (scale === lo) return null; else { hi = scale; atHi = now; }
+    const twice = moved === (fits ? "lo" : "hi");
+    moved = fits ? "lo" : "hi";
+    let next = atLo && atHi ? (twice ? (lo + hi) / 2 : between(lo, atLo, hi, atHi, limits))
+      : 0.985 * scale * Math.min(limits[0] / now[0], limits[1] / now[1]);
     next = Math.round(next * 100) / 100;
-    if (Math.abs(next - best) < 0.02) break;
+    // the guess at or below lo, none fitting yet: whether lo fits at all; a guess from scales
+    // that all fit is no bound (a part as wide as the screen reaches its edge at any scale):
+    // it must go up, else the middle
+    if (!(next > lo && next < hi)) next = best === null && next <= lo ? lo : Math.round((lo + hi) * 50) / 100;
+    else if (!atHi && next < lo + 0.02) next = Math.round((lo + hi) * 50) / 100;
+    if (atHi && best !== null && Math.abs(next - best) < 0.02) break;
     scale = next;
   }
-  return best;
+  if (best === null && !(await tryFit(lo)).fits) return null;
+  return best === null ? lo : best;
+}
+// Between a scale that fits (lo, its reach [high, wide]) and one that does not (hi): where the
+// line through their reaches meets the limit, in each direction the larger one outgrew.
+function between(lo, atLo, hi, atHi, limits) {
+  let s = hi;
+  for (let k = 0; k < 2; k++) {
+    if (atHi[k] > limits[k] && atHi[k] > atLo[k]) s = Math.min(s, lo + (hi - lo) * (limits[k] - atLo[k]) / (atHi[k] - atLo[k]));
+  }
+  return s === hi ? (lo + hi) / 2 : s;
 }
 
 // The lesson text shown beside the figures (l in the presenter view: lab.css).
@@ -65,17 +86,25 @@ export function screenRoom() {
 export class FitStopped extends Error {}
 
 // Try one scale and width factors for a trial; resolves to whether its shown parts fit.
+// A try of what the document already has (the same view, scale, widths, height and readouts as
+// the trial's last try, nothing restyled since) is answered from that try, not laid out again.
 async function tryFit(trial, scale, wide, tall = 1) {
-  state.fitTries += 1;
+  const key = JSON.stringify([trial.view, scale, [...wide].filter(([, w]) => w !== 1).sort(), tall, trial.drop]);
   Object.assign(trial, { scale, wide, tall });
+  if (trial.last && trial.last.key === key && trial.last.restyles === restyleCount() && !trial.stopped()) return trial.last.result;
+  state.fitTries += 1;
   trial.apply(trial);
+  const restyles = restyleCount();
   const reach = await settled(player.doc, trial.room);
   // (the screen's size changed meanwhile: what was measured belongs to neither size, and is not
   // to be remembered under the new one, as it had been when the resize event came a frame after
   // the new size: a presenter going full screen during a rehearsal got a scene's fit for the
   // smaller window, the figures in the top half of the screen)
   if (trial.stopped() || innerWidth !== trial.screen[0] || innerHeight !== trial.screen[1]) throw new FitStopped();
-  return { fits: !overflows(reach, trial.room) && (trial.room.height !== Infinity || tallest() <= PHONE_FIGURE * innerHeight), reach };
+  const result = { fits: !overflows(reach, trial.room) && (trial.room.height !== Infinity || tallest() <= PHONE_FIGURE * innerHeight),
+    reach, parts: partsExtent(player.doc) };
+  trial.last = { key, restyles, result };
+  return result;
 }
 export const tryTrial = tryFit;
 
@@ -120,11 +149,11 @@ export async function fitView(trial) {
   await tryFit(trial, scale, wide);
   const { rows, bottom } = figureRows(shownParts(player.doc));
   if (rows > 0 && bottom < room.height - 30 && room.height !== Infinity) {
-    tall = Math.min(MAX_WIDE, 1 + 0.98 * (room.height - 6 - bottom) / rows);
+    tall = Math.min(MAX_WIDE, 1 + Math.floor(98 * (room.height - 6 - bottom) / rows) / 100);
     for (let i = 0; i < 3 && tall > 1; i++) {
       if ((await tryFit(trial, scale, wide, tall)).fits) break;
-      tall = i < 2 ? 1 + (tall - 1) / 2 : 1;
+      tall = i < 2 ? 1 + Math.floor(50 * (tall - 1)) / 100 : 1;
     }
   }
-  return tryFit(trial, scale, wide, Math.round(tall * 100) / 100);
+  return tryFit(trial, scale, wide, tall);
 }

@@ -36,8 +36,12 @@ function refitSoon(ms) {
     for (const doc of documentsOnScreen()) refitTexts(doc, presenting() && !state.print, viewOptions());
   }, ms);
 }
+// Restyles so far (fit-search.js: a try of the fit the document already has is not laid out again).
+let restyles = 0;
+export const restyleCount = () => restyles;
 export function restyleAll(over = null) {
   if (!window.Bokeh) return;
+  restyles += 1;
   for (const doc of documentsOnScreen()) styleDoc(doc, over);
 }
 

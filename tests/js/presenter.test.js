@@ -33,6 +33,37 @@ test("the search finds a scale that fits within 3 % of the largest, in a few lay
   const best = await searchScale(0.9, tryFit, room);
   assert.ok(best <= 1.7525 && best > 0.97 * 1.7525, `best ${best}`);
   assert.ok(tries.length <= 8, `${tries.length} layouts: ${tries}`);
+  assert.ok(!tries.includes(0.9), `the lowest scale tried though a larger one fits: ${tries}`);
+});
+
+test("when only the lowest scales fit, lo is tried and the answer fits; when none does, null", async () => {
+  // fits while 100 + 400 s <= 801 and 700 s <= 1281: in a room 480 px tall, s <= 0.95
+  const low = fakePage();
+  low.room.height = 480;
+  const best = await searchScale(0.9, low.tryFit, low.room);
+  assert.ok(best >= 0.9 && best <= 0.95, `best ${best}: ${low.tries}`);
+  assert.equal((await low.tryFit(best)).fits, true);
+  const none = fakePage();
+  none.room.height = 400;  // s <= 0.7
+  assert.equal(await searchScale(0.9, none.tryFit, none.room), null);
+  assert.equal(none.tries.at(-1), 0.9, `${none.tries}`);
+  assert.ok(none.tries.length <= 3, `${none.tries}`);
+});
+
+test("a page with parts that do not scale is found in a few layouts from the parts' reach", async () => {
+  // 100 px down, a 150 px header that does not scale, figures 380 px a scale unit; the document
+  // never reports less than the screen (its scroll size), the parts alone report their reach:
+  // fits while 250 + 380 s <= 801, s <= 1.45
+  const tries = [], room = { top: 100, width: 1280, height: 800 };
+  const tryFit = async (scale) => {
+    tries.push(scale);
+    const parts = [Math.ceil(250 + 380 * scale), Math.ceil(600 * scale)];
+    const reach = [Math.max(800, parts[0]), Math.max(1280, parts[1])];
+    return { fits: !overflows(reach, room), reach, parts };
+  };
+  const best = await searchScale(0.9, tryFit, room);
+  assert.ok(best <= 1.45 && best >= 0.98 * 1.45, `best ${best}: ${tries}`);
+  assert.ok(tries.length <= 4, `${tries.length} layouts: ${tries}`);
 });
 
 test("a row that wraps above a scale is found by halving: the answer still fits", async () => {
