@@ -122,8 +122,11 @@ function legendAside(m, present) {
   if (!legends.length || !(base(m, "width") > base(m, "height"))) return;
   const wantBelow = present ? below.filter((x) => !legends.includes(x)) : below;
   const wantRight = present ? [...right, ...legends] : right;
-  if (!same(m.below, wantBelow)) m.below = wantBelow;
-  if (!same(m.right, wantRight)) m.right = wantRight;
+  // the side that gains the legends first: BokehJS drops the view of a legend on neither side at
+  // once (each change rebuilds the figure's renderer views) and builds it again only later, so
+  // the layout at the restyle's end found none ("cannot find a view for Legend": P on a live page)
+  const gain = present ? [["right", wantRight], ["below", wantBelow]] : [["below", wantBelow], ["right", wantRight]];
+  for (const [side, want] of gain) if (!same(m[side], want)) m[side] = want;
   for (const l of legends) {
     set(l, "orientation", present ? "vertical" : base(l, "orientation"));
     set(l, "ncols", present ? 1 : base(l, "ncols"));
