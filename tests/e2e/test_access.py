@@ -1,9 +1,10 @@
 """Keyboard and screen readers, and the figures' colours in both themes (issue 20, items 5 and 6),
 on the pages built ahead of time (the shell's doing alone: Python held back): the hybrid page's
-tabs are a real tab set, every control and group has a plain-text name, no plot canvas is a tab
-stop, one live region announces each step with its caption, axe-core finds nothing moderate or
-worse in either theme (on the live page: test_site.py, test_the_life_of_a_page), a heatmap's zero is
-the theme's neutral (not white on a dark page), and the memory figures are in one unit."""
+tabs are a real tab set, a heatmap's zero is the theme's neutral (not white on a dark page), and
+the memory figures are in one unit. The checks each page gets (every control and group has a
+plain-text name, one live region announces each step with its caption, no plot canvas is a tab
+stop) and axe-core in both themes run in test_site.py's test_the_life_of_a_page, on its one visit
+of the page."""
 
 from __future__ import annotations
 
@@ -13,16 +14,11 @@ import re
 import pytest
 
 from tests.e2e.conftest import (
-    PAGE_SLUGS,
     open_built,
     painted,
-    release_python,
     shot,
     snap,
-    wait_live,
 )
-from tests.e2e.test_focus_ring import every_focusable_element_shows_a_ring
-from tests.e2e.test_steady_layout import steps_lay_out_nothing
 
 pytestmark = pytest.mark.e2e
 
@@ -264,22 +260,3 @@ def test_the_memory_figures_are_in_one_unit(context, server):
       .filter((a) => a.visible && 'axis_label' in a).map((a) => a.axis_label || '')])""")
     assert len(labels) == 2, labels  # the bar chart and the plot beside it
     assert all(axis and all("bytes" in a for a in axis) for _, axis in labels), json.dumps(labels)
-
-
-@pytest.mark.parametrize("slug", PAGE_SLUGS)
-def test_names_tab_stops_one_live_region_and_steps_that_lay_out_nothing(context, server, slug):
-    """On one page built ahead of time (Python held back), every part joined: the names, the one
-    live region, steps that lay out no view (test_steady_layout.py); then live, a focus ring on
-    every tab stop (test_focus_ring.py); then the canvases out of the tab order (last: it opens
-    the presenter view). One visit a page for the five."""
-    visit = open_built(context, f"{server.url}{slug}.html", join=True)
-    page = visit.page
-    one_live_region_announces_each_step_with_its_caption(page)
-    every_control_and_group_has_a_plain_text_name(page, slug)
-    steps_lay_out_nothing(page)
-    # then live (a disabled setting takes no focus): the keyboard's rings, light theme
-    # (test_focus_ring.py; the dark theme there)
-    release_python(page, visit.held)
-    wait_live(page)
-    every_focusable_element_shows_a_ring(page, slug, "light")
-    no_plot_canvas_is_a_tab_stop(page)

@@ -113,8 +113,8 @@ def every_focusable_element_shows_a_ring(page, slug: str, theme: str) -> None:
         snap(page, f"focus-gates-chip-{theme}.png")
 
 
-# Every page in the light theme is walked in test_access.py's visit of it (one visit a page,
-# gone live there); the two whose widgets had no ring in the dark theme, here.
+# Every page in the light theme is walked in test_site.py's test_the_life_of_a_page (one visit a
+# page, gone live there); the two whose widgets had no ring in the dark theme, here.
 @pytest.mark.parametrize("slug", ["gates", "hybrid"])
 def test_every_focusable_element_shows_a_ring_in_the_dark_theme(context, server, slug):
     page = open_page(context, f"{server.url}{slug}.html?theme=dark").page

@@ -34,6 +34,13 @@ from tests.e2e.conftest import (
     wait_ready,
     watch,
 )
+from tests.e2e.test_access import (
+    every_control_and_group_has_a_plain_text_name,
+    no_plot_canvas_is_a_tab_stop,
+    one_live_region_announces_each_step_with_its_caption,
+)
+from tests.e2e.test_focus_ring import every_focusable_element_shows_a_ring
+from tests.e2e.test_steady_layout import steps_lay_out_nothing
 from ui.exercises import GENERATORS
 
 pytestmark = pytest.mark.e2e
@@ -126,6 +133,15 @@ def test_the_life_of_a_page(context, server, site, slug):
     page.wait_for_function("window.lab?.timings.joined", timeout=10_000)
     unbuilt = page.evaluate(UNBUILT_JS)
     assert unbuilt == [], f"parts of the page built ahead of time never joined: {unbuilt}"
+    # what a keyboard and a screen reader have of it (test_access.py): one live region a step,
+    # every control named, and steps that lay out no view (at a window as tall as the page,
+    # and back: what shifts meanwhile is the test's doing, left out of the CLS below)
+    one_live_region_announces_each_step_with_its_caption(page)
+    every_control_and_group_has_a_plain_text_name(page, slug)
+    resized_from = page.evaluate("performance.now()")
+    steps_lay_out_nothing(page)  # and back to t = 0
+    resized = (resized_from, page.evaluate("performance.now()"))
+    before = snapshot(page)
     step = page.get_by_role("button", name="Step", exact=True)
     step.click()
     assert t_of(page) == 1 and snapshot(page) != before
@@ -206,7 +222,7 @@ def test_the_life_of_a_page(context, server, site, slug):
     # random-features: the joined parts stood unlaid-out for a frame, the start-up line changed
     # height); shifts just after an input are not counted (the Layout Instability API's rule)
     page.wait_for_timeout(LIVE_SETTLE_MS)
-    cls = layout_shift_since_first_plot(page)
+    cls = layout_shift_since_first_plot(page, resized)
     assert cls <= MAX_CLS, (slug, round(cls, 4), page.evaluate("window.__labShifts"))
 
     # the exercise's answer field (disabled in the page built ahead of time) takes answers now
@@ -228,6 +244,12 @@ def test_the_life_of_a_page(context, server, site, slug):
         page.get_by_role("tab", name="Hugging Face config.json").click()
         painted(page)
         assert axe_findings(page) == []
+        page.get_by_role("tab", name="Model as JSON").click()  # the page as it was
+    # live (a disabled setting takes no focus): a ring on every tab stop, light theme
+    # (test_focus_ring.py; the dark theme there); then no canvas a tab stop (last: it opens the
+    # presenter view)
+    every_focusable_element_shows_a_ring(page, slug, "light")
+    no_plot_canvas_is_a_tab_stop(page)
     assert visit.problems() == []
 
 

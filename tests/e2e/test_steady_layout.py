@@ -45,8 +45,8 @@ def steps_lay_out_nothing(page) -> None:
     BokehJS laying out any view: the figures keep their sizes and axes. On a page built ahead of
     time with every part joined (a layout when the last joins is not the steps'; hybrid's parts,
     joining a child at a time, were still joining when the count began). Run on every page by
-    test_access.py (test_names_tab_stops_one_live_region_and_steps_that_lay_out_nothing: one
-    visit a page for both); the window is put back as it was."""
+    test_site.py's test_the_life_of_a_page (one visit a page for all it checks); the window is
+    put back as it was."""
     size = page.viewport_size
     page.emulate_media(reduced_motion="reduce")  # a step jumps: its frame at once
     # every figure in view, so every one paints (one out of view holds its repaints)
