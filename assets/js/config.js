@@ -30,6 +30,10 @@ export const hasRole = (m, role) => hasClass(m, roles()[role]);
 export const $ = (id) => document.getElementById(id);
 export const root = () => document.documentElement;
 export const presenting = () => document.documentElement.classList.contains("present");
+// A phone (lab.css's narrow screens): the presenter view scrolls down, its figures one below
+// the other as wide as the screen (fit-search.js), each legend under its figure (restyle.js).
+export const PHONE_WIDTH = 700;
+export const onAPhone = () => innerWidth <= PHONE_WIDTH;
 export const embedded = () => document.documentElement.classList.contains("embed");
 // Does the link ask for an embed (?embed=1)? Read from the link itself, as boot-early.js reads it
 // (the last value counts), for early.js, which may run before boot-early.js has set the class.

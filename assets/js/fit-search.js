@@ -8,7 +8,7 @@
 // than the one on screen can be fitted ahead of time. The room is the screen less the lesson
 // text when it is open in the presenter view (at the side, or below on a phone).
 import { allModels, viewOf } from "./bokeh-internals.js";
-import { $, hasRole, presenting } from "./config.js";
+import { $, hasRole, onAPhone, presenting } from "./config.js";
 import { figureRows, MAX_WIDE, overflows, partsExtent, settled, shownParts, widths } from "./fit-measure.js";
 import { player } from "./player.js";
 import { state } from "./state.js";
@@ -60,12 +60,10 @@ function between(lo, atLo, hi, atHi, limits) {
 
 // The lesson text shown beside the figures (l in the presenter view: lab.css).
 export const lessonOpen = () => presenting() && document.documentElement.classList.contains("show-text");
-// A phone (lab.css's narrow screens): no scene fits its one screen at a readable size, so its
+// A phone (config.js onAPhone): no scene fits its one screen at a readable size, so its
 // presenter view scrolls down instead, the figures one below the other as wide as the screen
 // (fitted to its width alone: they had shrunk to 0.45 to fit its height, three side by side at
-// a third of its width each, their titles cut).
-export const PHONE_WIDTH = 700;
-// and no figure taller than this share of its screen (a heatmap as wide as the screen had been
+// a third of its width each, their titles cut), and no figure taller than this share of its screen (a heatmap as wide as the screen had been
 // two screens tall, its numbers in 200 px cells)
 export const PHONE_FIGURE = 0.6;
 const tallest = () => Math.max(0, ...shownParts(player.doc).filter((p) => p.figure).map((p) => p.r.height));
@@ -73,7 +71,7 @@ const tallest = () => Math.max(0, ...shownParts(player.doc).filter((p) => p.figu
 // sheet at its foot, on a phone), below where the stage area starts; on a phone, its width and
 // no bottom.
 export function screenRoom() {
-  let width = innerWidth, height = innerWidth <= PHONE_WIDTH ? Infinity : innerHeight;
+  let width = innerWidth, height = onAPhone() ? Infinity : innerHeight;
   const text = lessonOpen() ? document.querySelector(".lab-text") : null, r = text && text.getBoundingClientRect();
   if (r && r.width > 0 && r.height > 0) {
     if (r.left >= innerWidth / 3) width = Math.floor(r.left);

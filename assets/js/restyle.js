@@ -4,8 +4,9 @@
 // Called by the shell's theme module (theme.js) with the view's options; works in node.
 import { allModels, deferLayout, isFigure, laidOut, viewsIndexed } from "./bokeh-internals.js";
 import { arrange, figuresLeft, kids, layoutWanted } from "./arrange.js";
-import { contract, hasRole } from "./config.js";
+import { contract, hasRole, onAPhone } from "./config.js";
 import { base, fontFamily, scaled, set, textWidth } from "./figure-base.js";
+import { legendAside } from "./legends.js";
 import { fitTexts, shareScales } from "./fit-text.js";
 import { player } from "./player.js";
 
@@ -16,6 +17,10 @@ export const THEMES = {
 const NEUTRAL = new Set(["#57606a", "#6e7781", "#8c959f", "#444444", "#1f2328", "grey", "gray", "black"]);
 // text: the presenter's widget and readout type over the page's (lab.css: 19 px over 13 px)
 const PRESENT = { size: 1.45, font: 1.6, line: 1.8, text: 19 / 13 };
+// a phone's presenter view is read at arm's length, not across a room: its figures' type less
+// enlarged (at 1.6 hybrid's memory legend alone was wider than a 390 px screen beside its axis,
+// and chunkwise's token ticks ran together)
+const PHONE_FONT = 1.25;
 export const MIN_FRAME = 120;  // px: the least plot area of a figure in the presenter view
 function ink(model, prop, theme, colour) {
   const b = base(model, prop);
@@ -29,7 +34,8 @@ function ink(model, prop, theme, colour) {
 // view), tall (a factor on every figure's height alone, for a screen taller than the
 // figures' rows), fold (the settings folded away), print.
 function factors(present, opts) {
-  const f = present ? Object.assign({}, PRESENT, opts.scale ? { size: opts.scale } : {}) : { size: 1, font: 1, line: 1, text: 1 };
+  const f = present ? Object.assign({}, PRESENT, opts.scale ? { size: opts.scale } : {}, onAPhone() ? { font: PHONE_FONT } : {})
+    : { size: 1, font: 1, line: 1, text: 1 };
   f.wide = (m) => (present && opts.wide && opts.wide(m)) || 1;
   f.tall = present && opts.tall > 0 ? opts.tall : 1;
   f.present = !!present;
@@ -109,29 +115,6 @@ function heldParts(doc) {
 // text in the presenter's type, which is larger (chunkwise's cost table was cut off at its
 // 360 px; gates' "Take apart the update of" wrapped onto two lines).
 const isTextPart = (m) => m.type === "Div" || ("options" in m && "value" in m && "title" in m);
-
-// In the presenter view a legend of more than one row under a figure wider than tall goes to
-// its right, in one column: under it, in the presenter's type, it took most of the figure's
-// height (random-features' weights: a plot area of 45 px under two rows of legend).
-const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
-function legendAside(m, present) {
-  const below = base(m, "below"), right = base(m, "right");
-  if (!Array.isArray(below) || !Array.isArray(right)) return;
-  const rows = (l) => (l.orientation === "vertical" && !l.ncols ? l.items.length : Math.ceil(l.items.length / (l.ncols || l.items.length)));
-  const legends = below.filter((x) => x && x.type === "Legend" && Array.isArray(x.items) && rows({ orientation: base(x, "orientation"), ncols: base(x, "ncols"), items: x.items }) > 1);
-  if (!legends.length || !(base(m, "width") > base(m, "height"))) return;
-  const wantBelow = present ? below.filter((x) => !legends.includes(x)) : below;
-  const wantRight = present ? [...right, ...legends] : right;
-  // the side that gains the legends first: BokehJS drops the view of a legend on neither side at
-  // once (each change rebuilds the figure's renderer views) and builds it again only later, so
-  // the layout at the restyle's end found none ("cannot find a view for Legend": P on a live page)
-  const gain = present ? [["right", wantRight], ["below", wantBelow]] : [["below", wantBelow], ["right", wantRight]];
-  for (const [side, want] of gain) if (!same(m[side], want)) m[side] = want;
-  for (const l of legends) {
-    set(l, "orientation", present ? "vertical" : base(l, "orientation"));
-    set(l, "ncols", present ? 1 : base(l, "ncols"));
-  }
-}
 
 function paint(doc, theme, c, f, skip) {
   const { settings, columns } = heldParts(doc);

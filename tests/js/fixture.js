@@ -45,6 +45,8 @@ export function fakeDoc(models, roots = models.slice(0, 1)) {
 // The DOM parts the shell's modules use: elements by id (made on first use), the root's
 // classes and data set. Returns the elements by id.
 export function fakeDocument() {
+  globalThis.innerWidth ??= 1280;  // a laptop's window (config.js onAPhone)
+  globalThis.innerHeight ??= 800;
   const elements = {};
   const classes = new Set();
   const element = (id) => ({

@@ -10,6 +10,8 @@ import { fakeDoc as docOf, loadConfig, model, source } from "./fixture.js";
 const config = loadConfig();
 const F = config.contract.frames;  // the frame bindings' names (ui/contract.py)
 
+globalThis.innerWidth ??= 1280;  // a laptop's window (config.js onAPhone)
+
 test("apply puts frame t of each column into its model, one assignment per model", () => {
   const cells = source({ x: [0, 1], label: ["a", "b"], ink: ["k", "k"] });
   cells.sets = 0;
@@ -105,6 +107,48 @@ test("restyle follows the theme and scales for the presenter view, and back exac
   restyle(doc, "light", false);
   assert.deepEqual([fig.width, fig.height, span.line_width, span.line_color], [300, 290, 1.5, "#6e7781"]);
   assert.equal(fig.background_fill_color, "#ffffff");
+});
+
+test("a legend moves for the presenter view: beside a wide figure, under one on a phone; it joins a side before leaving the other", () => {
+  const changes = [];
+  // a figure whose sides record each change, and whether a legend was on neither side then
+  const figure = (props) => {
+    const fig = model({ background_fill_color: "#fff", renderers: [], toolbar: {}, ...props });
+    for (const side of ["below", "right"]) {
+      let v = fig[side];
+      Object.defineProperty(fig, side, { get: () => v, set: (x) => {
+        v = x;
+        const lost = fig.legends.filter((l) => !fig.below.includes(l) && !fig.right.includes(l));
+        changes.push([side, lost.length]);
+      } });
+    }
+    return fig;
+  };
+  const items = [{}, {}, {}];
+  const two = model({ type: "Legend", items, orientation: "horizontal", ncols: 2, label_text_color: "#000" });
+  const wide = figure({ width: 400, height: 200, below: [two], right: [], legends: [two] });
+  const side = model({ type: "Legend", items, orientation: "vertical", label_text_color: "#000" });
+  const tall = figure({ width: 300, height: 290, below: [], right: [side], legends: [side] });
+  const doc = { all_models: new Set([wide, two, tall, side]) };
+  const was = globalThis.innerWidth;
+  globalThis.innerWidth = 1280;
+  try {
+    restyle(doc, "light", true);  // a laptop: the legend of two rows beside its wide figure, one column
+    assert.deepEqual([wide.below, wide.right, two.orientation, two.ncols], [[], [two], "vertical", 1]);
+    assert.deepEqual([tall.below, tall.right], [[], [side]]);
+    restyle(doc, "light", false);
+    assert.deepEqual([wide.below, wide.right, two.orientation, two.ncols], [[two], [], "horizontal", 2]);
+    globalThis.innerWidth = 390;  // a phone: the legend at the right goes under its figure
+    restyle(doc, "light", true);
+    assert.deepEqual([tall.below, tall.right, wide.below, wide.right], [[side], [], [two], []]);
+    assert.deepEqual([two.orientation, two.ncols, side.orientation], ["vertical", 1, "vertical"]);  // one column
+    restyle(doc, "light", false);
+    assert.deepEqual([tall.below, tall.right], [[], [side]]);
+  } finally {
+    globalThis.innerWidth = was;
+  }
+  assert.ok(changes.length >= 6, changes);
+  assert.deepEqual(changes.filter(([, lost]) => lost), [], "a legend was on neither side");
 });
 
 test("a click right after a value change reaches Python after it, not before", () => {
