@@ -28,11 +28,9 @@ export function partsExtent(doc) {
 // [bottom, right] of every shown part, and the document's own scroll size (in a room narrower
 // or shorter than the screen, the lesson text beside or below it: only where it scrolls).
 export function extent(doc, room = { width: innerWidth, height: innerHeight }) {
-  const el = document.documentElement;
-  let bottom = room.height < innerHeight && el.scrollHeight <= innerHeight ? 0 : el.scrollHeight;
-  let right = room.width < innerWidth && el.scrollWidth <= innerWidth ? 0 : el.scrollWidth;
-  for (const { r } of shownParts(doc)) { bottom = Math.max(bottom, r.bottom + scrollY); right = Math.max(right, r.right + scrollX); }
-  return [Math.ceil(bottom), Math.ceil(right)];
+  const el = document.documentElement, [bottom, right] = partsExtent(doc);
+  return [Math.max(bottom, room.height < innerHeight && el.scrollHeight <= innerHeight ? 0 : el.scrollHeight),
+    Math.max(right, room.width < innerWidth && el.scrollWidth <= innerWidth ? 0 : el.scrollWidth)];
 }
 // BokehJS lays out asynchronously: the extent once it stops moving (two frames the same).
 export async function settled(doc, room) {

@@ -63,8 +63,8 @@ export const lessonOpen = () => presenting() && document.documentElement.classLi
 // A phone (config.js onAPhone): no scene fits its one screen at a readable size, so its
 // presenter view scrolls down instead, the figures one below the other as wide as the screen
 // (fitted to its width alone: they had shrunk to 0.45 to fit its height, three side by side at
-// a third of its width each, their titles cut), and no figure taller than this share of its screen (a heatmap as wide as the screen had been
-// two screens tall, its numbers in 200 px cells)
+// a third of its width each, their titles cut), and no figure taller than this share of its
+// screen (a heatmap as wide as the screen had been two screens tall, its numbers in 200 px cells)
 export const PHONE_FIGURE = 0.6;
 const tallest = () => Math.max(0, ...shownParts(player.doc).filter((p) => p.figure).map((p) => p.r.height));
 // The room the figures have: the screen, less the lesson text's column at its right (or its
