@@ -23,6 +23,15 @@ export function scaled(model, prop, factor) {
 export function set(model, prop, value) {
   if (model[prop] !== value) model[prop] = value;
 }
+// The width a figure gets: its own (planned, as restyle sized it) unless its last layout (was:
+// bokeh-internals.js laidOut) says otherwise. A fluid figure takes its container's width, less
+// or more than its own: hybrid's memory plot, 553 px of its own, laid out 1,167 px wide, had its
+// x axis label sized for a plot area of 139 px (9 px type in the presenter view).
+const FLUID = new Set(["stretch_width", "stretch_both", "scale_width", "scale_both"]);
+export function widthGot(model, planned, was) {
+  if (!was) return planned;
+  return planned === null || was.width < planned - 2 || FLUID.has(model.sizing_mode) ? was.width : planned;
+}
 
 let font = null;
 // The site's UI font (lab.css's --font, which the site ships).

@@ -4,7 +4,8 @@
 // with the cells). Nothing runs on import.
 import { allModels, isFigure, laidOut, viewOf, viewsIndexed } from "./bokeh-internals.js";
 import { kids } from "./arrange.js";
-import { base, set, textWidth } from "./figure-base.js";
+import { contract } from "./config.js";
+import { base, set, textWidth, widthGot } from "./figure-base.js";
 import { player } from "./player.js";
 
 // Heatmaps side by side on one colour scale (gates' states: one scale for every rule), in the
@@ -67,8 +68,7 @@ function fitTextsNow(doc, f, present, skip) {
     const was = laidOut(fig);
     // (as restyle sized it: in the presenter view scaled, and never under its least plot area)
     const own = (prop, by) => (typeof fig[prop] === "number" ? fig[prop] : base(fig, prop) * by);
-    let w = own("width", f.size * f.wide(fig)), h = own("height", f.size * f.tall);
-    if (was && was.width < w - 2) w = was.width;  // a fluid figure, narrower than its own width
+    const w = widthGot(fig, own("width", f.size * f.wide(fig)), was), h = own("height", f.size * f.tall);
     // (before its first layout: what its title, axes, colour bar and legend take is guessed)
     const aside = was ? [was.width - was.frameWidth, was.height - was.frameHeight] : [90, 70];
     // an axis label is centred on the plot area, not the figure: its room is the area's (the
@@ -82,6 +82,7 @@ function fitTextsNow(doc, f, present, skip) {
       }
     }
     const glyphs = (fig.renderers || []).map((r) => r.glyph).filter(Boolean);
+    fitCellTexts(fig, frameW, f, present);
     if (!glyphs.some((g) => g.type === "Image")) continue;
     const cols = Math.abs(fig.x_range.end - fig.x_range.start), rows = Math.abs(fig.y_range.end - fig.y_range.start);
     for (const r of fig.renderers || []) {
@@ -105,6 +106,29 @@ function fitTextsNow(doc, f, present, skip) {
   for (const [g, px, on] of cells) {
     const value = `${Math.floor(on && size !== null ? size : px)}px`;
     if (!g.text_font_size || g.text_font_size.value !== value) g.text_font_size = Object.assign({}, base(g, "text_font_size"), { value });
+  }
+}
+// Labels along x (contract().cell_text: chunkwise's tokens and chunk names), each fitted into
+// the room between it and its neighbours: at their own size scaled (the presenter's type in the
+// presenter view), smaller where that room is narrower, none below CELL_MIN (the axis below
+// numbers them too): "10 11 12" had run together on a phone, "chunk 16" into "chunk 15" at T = 64.
+const column = (data, key) => (key && (data instanceof Map ? data.get(key) : data[key])) || [];
+function fitCellTexts(fig, frameW, f, present) {
+  for (const r of fig.renderers || []) {
+    const g = r.glyph;
+    if (!r.name || !g || g.type !== "Text" || r.name !== contract().cell_text) continue;
+    const perUnit = frameW / Math.abs(fig.x_range.end - fig.x_range.start);
+    if (!(perUnit > 0)) continue;
+    const xs = [...column(r.data_source.data, g.x && g.x.field)], texts = column(r.data_source.data, g.text && g.text.field);
+    const order = xs.map((x, i) => i).sort((i, j) => xs[i] - xs[j]);
+    let px = baseSize(g, "text_font_size") * (present ? Math.max(f.size, f.font) : Math.max(1, f.size));
+    order.forEach((i, k) => {
+      const gap = Math.min(k > 0 ? xs[i] - xs[order[k - 1]] : Infinity, k < order.length - 1 ? xs[order[k + 1]] - xs[i] : Infinity);
+      if (texts[i]) px = cellNumberPx(gap * perUnit, Infinity, textWidth(texts[i], 1), px, false) || 0;
+    });
+    showNumbers(r, px > 0);
+    const value = `${Math.floor(px)}px`;
+    if (px > 0 && g.text_font_size.value !== value) g.text_font_size = Object.assign({}, base(g, "text_font_size"), { value });
   }
 }
 // A figure on screen now (a scene leaves the others out: a hidden layout's figures keep their

@@ -27,7 +27,8 @@ SCENES = {info.slug: page_class(info).scene_names() for info in PAGES}
 MIN_CELL_PX = 16  # readable from the back of a room at 1280×720
 
 # What the screen shows: each shown figure (in view?), every title or axis label longer than
-# its figure (measured in the canvas's own font: it is cut off), the type size of the numbers
+# its figure (measured in the canvas's own font: it is cut off), every axis label under 14 px
+# whose plot area has room for it at 14 (shrunk for nothing), the type size of the numbers
 # shown in heatmap cells, how far the shown parts reach, and whether the page scrolls.
 SCENE_JS = """() => {
   const inView = (r) => r.top >= -1 && r.left >= -1 && r.bottom <= innerHeight + 1 && r.right <= innerWidth + 1;
@@ -35,7 +36,7 @@ SCENE_JS = """() => {
   const font = getComputedStyle(document.documentElement).getPropertyValue('--font').trim() || 'sans-serif';
   const width = (text, size, bold) => { ruler.font = `${bold ? 'bold ' : ''}${parseFloat(size)}px ${font}`; return ruler.measureText(text).width; };
   const column = (data, key) => (data instanceof Map ? data.get(key) : data[key]) || [];
-  const figs = [], clipped = [], cells = [];
+  const figs = [], clipped = [], cells = [], small = [], SMALL_PX = 14;
   let parts = 0;
   for (const m of lab.player.doc.all_models) {
     if (!m.visible || !('sizing_mode' in m) || 'children' in m) continue;
@@ -50,6 +51,9 @@ SCENE_JS = """() => {
     for (const [side, room] of [['left', r.height], ['right', r.height], ['below', r.width], ['above', r.width]]) {
       for (const a of m[side] || []) {
         if (a && a.visible !== false && a.axis_label && width(a.axis_label, a.axis_label_text_font_size) > room) clipped.push(`axis label "${a.axis_label}" of "${title}"`);
+        const area = v.frame && v.frame.bbox ? (side === 'left' || side === 'right' ? v.frame.bbox.height : v.frame.bbox.width) : 0;
+        if (a && a.visible !== false && a.axis_label && parseFloat(a.axis_label_text_font_size) < SMALL_PX
+            && width(a.axis_label, `${SMALL_PX}px`) <= 0.9 * area) small.push(`axis label "${a.axis_label}" of "${title}" at ${a.axis_label_text_font_size}`);
       }
     }
     if (!m.renderers.some((g) => g.glyph && g.glyph.type === 'Image')) continue;
@@ -70,7 +74,7 @@ SCENE_JS = """() => {
       }
     }
   }
-  return {figs, clipped, cells, parts, view: lab.state.view, scale: lab.state.scale,
+  return {figs, clipped, small, cells, parts, view: lab.state.view, scale: lab.state.scale,
           scrollH: document.documentElement.scrollHeight, scrollW: document.documentElement.scrollWidth};
 }"""
 
@@ -117,6 +121,7 @@ def assert_scene_fits(page, scene: str, where: str) -> dict:
     assert seen["scrollH"] <= SCREEN["height"] and seen["scrollW"] <= SCREEN["width"], info
     assert all(f["inView"] for f in seen["figs"]), info
     assert seen["clipped"] == [], info
+    assert seen["small"] == [], info  # an axis label shrunk though its plot area has room (hybrid's: 9 px)
     assert all(px >= MIN_CELL_PX for _, px in seen["cells"]), info
     assert len({px for _, px in seen["cells"]}) <= 1, info  # one size in every heatmap of a scene
     return seen
