@@ -48,6 +48,9 @@ MARKS: dict[str, tuple[str, str]] = {
 }
 VIEW_PREFIX = "lab-view-"  # + a view's name: the part ?view=<name> shows alone (urlstate.view_names)
 VEIL_NAME = "lab-veil"  # a BoxAnnotation's name: over what is still to come, painted the background
+# a Text renderer's name: labels along x (a strip's cells), each fitted by the shell into the room
+# between it and its neighbours (assets/js/fit-text.js), none where they do not fit
+CELL_TEXT_NAME = "lab-cell-text"
 
 # The frames: a ColumnDataSource of this name, one column per thing that changes with t (t_max + 1
 # values each) and the column T of 0..t_max; its tags[0] is {BINDINGS: [[model, attribute, column],
@@ -103,9 +106,9 @@ def mark(name: str) -> str:
 
 def contract() -> dict:
     """What lab-config's ``contract`` holds (JSON): role -> class, the view prefix, the veil's
-    name, the frame bindings, the worker messages' names and each theme's heatmap colours
+    and the cell labels' names, the frame bindings, the worker messages' names and each theme's heatmap colours
     (ui.theme.HEATMAP)."""
     return {"roles": {name: cls for name, (cls, _) in ROLES.items()}, "view_prefix": VIEW_PREFIX,
-            "veil": VEIL_NAME, "frames": dict(FRAMES),
+            "veil": VEIL_NAME, "cell_text": CELL_TEXT_NAME, "frames": dict(FRAMES),
             "worker": {name: name for name in WORKER_MESSAGES},
             "heatmap": {theme: dict(c, palette=list(c["palette"])) for theme, c in HEATMAP.items()}}

@@ -5,7 +5,7 @@
 import { allModels, deferLayout, isFigure, laidOut, viewsIndexed } from "./bokeh-internals.js";
 import { arrange, figuresLeft, kids, layoutWanted } from "./arrange.js";
 import { contract, hasRole, onAPhone } from "./config.js";
-import { base, fontFamily, scaled, set, textWidth } from "./figure-base.js";
+import { base, fontFamily, scaled, set, textWidth, widthGot } from "./figure-base.js";
 import { legendAside } from "./legends.js";
 import { fitTexts, shareScales } from "./fit-text.js";
 import { player } from "./player.js";
@@ -134,7 +134,12 @@ function paint(doc, theme, c, f, skip) {
     }
     if (m.type === "BoxAnnotation") ink(m, "line_color", theme, c.text);
     if ("background_fill_color" in m && "renderers" in m && "toolbar" in m) {  // a figure
-      for (const p of ["width", "min_width", "max_width"]) if (typeof base(m, p) === "number") scaled(m, p, f.size * f.wide(m));
+      // (a fluid figure's least width is what a phone's screen holds, ui/views fluid(): on a
+      // phone never scaled up, or the figure passes the screen's edge: chunkwise's by 8 px)
+      const phone = f.present && onAPhone();
+      for (const p of ["width", "min_width", "max_width"]) {
+        if (typeof base(m, p) === "number") scaled(m, p, p === "min_width" && phone ? Math.min(1, f.size * f.wide(m)) : f.size * f.wide(m));
+      }
       for (const p of ["height", "min_height", "max_height"]) if (typeof base(m, p) === "number") scaled(m, p, f.size * f.tall);
       legendAside(m, f.present);
       const was = laidOut(m);
@@ -149,12 +154,13 @@ function paint(doc, theme, c, f, skip) {
       // title on a narrow figure was cut off: "Masked scores of this chu")
       const title = m.title && typeof m.title === "object" && "text_font_size" in m.title ? m.title : null;
       const planned = typeof base(m, "width") === "number" ? base(m, "width") * f.size * f.wide(m) : null;
-      const w = planned && was && was.width < planned - 2 ? was.width : planned;  // a fluid figure may get less
+      const w = planned && widthGot(m, planned, was);
       if (title && title.text) {
         let px = 14 * Math.min(f.font, 0.45 + f.size);
         // (it starts where the frame does, after the y axis)
-        if (w && f.size !== 1) px = Math.max(12, Math.min(px, (w - 8 - (was ? was.frameLeft : 40)) / textWidth(title.text, 1, true)));
-        set(title, "text_font_size", `${Math.round(px)}px`);
+        const fits = w && f.size !== 1 ? (w - 8 - (was ? was.frameLeft : 40)) / textWidth(title.text, 1, true) : Infinity;
+        // (rounded down where the room sets it: 16.5 px rounded up cut random-features' title on a phone)
+        set(title, "text_font_size", `${fits < px ? Math.max(12, Math.floor(fits)) : Math.round(px)}px`);
       }
       set(m, "background_fill_color", c.background);
       set(m, "border_fill_color", c.background);

@@ -27,3 +27,38 @@ test("in the presenter view the numbers grow with the cells, up to 30 px, and st
   assert.ok(px > 11 && NUMBER * px <= 0.86 * 60 + 1e-9, px);
   assert.equal(cellNumberPx(20, 60, NUMBER, 11, true), 0);
 });
+
+// Labels along x (contract().cell_text: chunkwise's tokens 1-16 and chunk names), on a fake
+// figure never laid out (its axes guessed at 90 px): each fitted into the room to its neighbours.
+test("labels along x keep their scaled size where the room to their neighbours holds them, shrink to fit, and go where they cannot", async () => {
+  const { loadConfig, model } = await import("./fixture.js");
+  const { fitTexts } = await import("../../assets/js/fit-text.js");
+  const config = loadConfig();
+  const tokens = Array.from({ length: 16 }, (_, i) => i + 1);
+  const labels = (x, text, name = config.contract.cell_text) => model({ name, data_source: { data: { x, text } },
+    glyph: { type: "Text", x: { field: "x" }, text: { field: "text" }, text_font_size: { value: "11px" } } });
+  const strip = (width, present = false) => {
+    const numbers = labels(tokens, tokens.map(String)), names = labels([2.5, 6.5, 10.5, 14.5], ["chunk 1", "chunk 2", "chunk 3", "chunk 4"]);
+    const other = labels([2.5], ["chunk 1"], null);
+    const fig = model({ renderers: [numbers, names, other], toolbar: {}, background_fill_color: "#fff",
+      width, height: 150, x_range: { start: 0.5, end: 16.5 }, y_range: { start: 0, end: 1 } });
+    const fit = () => fitTexts({ all_models: new Set([fig, numbers, names, other]) }, { size: 1.5, font: 1.6, wide: () => 1, tall: 1 }, present);
+    fit();
+    return { fig, numbers, names, other, fit };
+  };
+  const size = (r) => r.glyph.text_font_size.value;
+  const roomy = strip(900);  // cells of 50 px: 11 px scaled 1.5
+  assert.deepEqual([size(roomy.numbers), roomy.numbers.visible, size(roomy.names)], ["16px", true, "16px"]);
+  assert.equal(size(roomy.other), "11px");  // not named: left to restyle
+  assert.deepEqual([size(strip(900, true).numbers)], ["17px"]);  // the presenter's type (11 x 1.6)
+  const tight = strip(430);  // cells of 21 px: "16" smaller than 16 px; chunk names 84 px apart
+  const px = parseFloat(size(tight.numbers));
+  assert.ok(px >= CELL_MIN && px < 16 && 2 * 0.62 * px <= 0.86 * 340 / 16, px);
+  assert.equal(size(tight.names), "16px");
+  const narrow = strip(280);  // cells of 12 px: no number reads; names 48 px apart, "chunk 1" smaller
+  assert.equal(narrow.numbers.visible, false);
+  assert.ok(parseFloat(size(narrow.names)) < 16 && narrow.names.visible, size(narrow.names));
+  narrow.fig.width = 900;  // wider again: shown again
+  narrow.fit();
+  assert.deepEqual([narrow.numbers.visible, size(narrow.numbers)], [true, "16px"]);
+});

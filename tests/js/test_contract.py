@@ -28,7 +28,7 @@ def test_the_contract_is_json_with_one_class_per_role():
 
 
 def test_no_role_class_or_binding_name_is_spelt_out_in_the_shell():
-    names = [*(cls for cls, _ in c.ROLES.values()), c.VIEW_PREFIX, c.VEIL_NAME, c.FRAMES["source"],
+    names = [*(cls for cls, _ in c.ROLES.values()), c.VIEW_PREFIX, c.VEIL_NAME, c.CELL_TEXT_NAME, c.FRAMES["source"],
              c.FRAMES["alt"], f'"{c.FRAMES["data_prefix"]}"']
     found = [(f, n) for f, text in SHELL.items() for n in names if n in text]
     assert found == []
@@ -52,6 +52,7 @@ def test_every_role_is_one_a_page_gives_a_model():
     assert unused == []  # by name (tests/ui/test_roles.py: the classes on the built pages)
     # the named views are marked through Page.view_class (VIEW_PREFIX + a name the page names)
     assert re.search(r'self\.view_class\("\w+"\)', code) and f'name="{c.VEIL_NAME}"' in code
+    assert "name=CELL_TEXT_NAME" in code
 
 
 def test_prerender_writes_the_contract_beside_the_link():

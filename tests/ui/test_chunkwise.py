@@ -192,10 +192,15 @@ def test_your_turn_travels_in_the_link(page):
 
 def test_chunk_names_fit_their_chunks(page):
     """"chunk c" over a chunk of four tokens or more, the number alone over a shorter one (the
-    last chunk of one token at T = 17 had "chunk 5" running off the figure's edge)."""
+    last chunk of one token at T = 17 had "chunk 5" running off the figure's edge) and over more
+    than eight chunks."""
     page.param.update(tokens=17, chunk_size=4)
     names = page.strip.names.data
     assert list(names["text"]) == ["chunk 1", "chunk 2", "chunk 3", "chunk 4", "5"]
     np.testing.assert_array_equal(names["x"], [2.5, 6.5, 10.5, 14.5, 17])  # each chunk's middle
     page.chunk_size = 3  # chunks of three: numbers only, as before
     assert list(page.strip.names.data["text"]) == [str(c) for c in range(1, 7)]
+    page.param.update(tokens=64, chunk_size=4)  # sixteen chunks: "chunk 16" is wider than its chunk
+    assert list(page.strip.names.data["text"]) == [str(c) for c in range(1, 17)]
+    page.tokens = 32  # eight: named
+    assert list(page.strip.names.data["text"]) == [f"chunk {c}" for c in range(1, 9)]

@@ -230,10 +230,12 @@ class HybridPage(CustomModelBoxes, Page):
         section = lambda title, view: pn.Column(  # noqa: E731
             pn.pane.HTML(title, margin=(0, 10)), view.panel(), sizing_mode="stretch_width",
             css_classes=[role("secondary")])
+        # the figure before the readout's long table: where they wrap (a phone, its presenter
+        # view) the picture comes first
         memory = pn.pane.Bokeh(self.memory.fig, sizing_mode="stretch_width", min_width=300,
                                max_width=760, styles={"flex": "2 1 420px"})
         return pn.Column(knobs, pn.Column(self.caption.panel(), self.verdict.panel(), pn.FlexBox(
-                             self.readout.panel(), memory, sizing_mode="stretch_width"),
+                             memory, self.readout.panel(), sizing_mode="stretch_width"),
                              sizing_mode="stretch_width", css_classes=[role("main_view"), self.view_class("memory")]),
                          section("<b>How the engine's figures and the verdict are worked out</b>",
                                  self.lines),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 from bokeh.models import BoxAnnotation, ColumnDataSource, FixedTicker, HoverTool
 
+from ui.contract import CELL_TEXT_NAME
 from ui.fmt import count, num, vec
 from ui.theme import HEATMAP, LINES
 from ui.views import Heatmap, View, make_figure
@@ -29,15 +30,18 @@ class ChunkStrip(View):
     def __init__(self, width: int = 640):
         self.source = ColumnDataSource({"x": [], "color": [], "label": [], "chunk": []})
         self.names = ColumnDataSource({"x": [], "text": []})
+        # (its plot area not lined up with the output's below it, whose row names take 130 px:
+        # on a phone the strip kept a third of its width for tokens, their numbers ran together)
         self.fig = make_figure("Tokens in chunks of C", width=width, height=150,
-                               x_range=(0.5, 1.5), y_range=(-0.1, 1.45))
+                               x_range=(0.5, 1.5), y_range=(-0.1, 1.45), frame_align=False)
         cells = self.fig.rect("x", 0.45, 0.94, 0.8, source=self.source, fill_color="color",
                               fill_alpha=0.55, line_color="#ffffff")
         self.labels = self.fig.text("x", 0.45, text="label", source=self.source,
                                     text_align="center", text_baseline="middle",
-                                    text_font_size="11px")
+                                    text_font_size="11px", name=CELL_TEXT_NAME)
         self.fig.text("x", 1.12, text="text", source=self.names, text_align="center",
-                      text_baseline="middle", text_font_size="11px", text_color="#57606a")
+                      text_baseline="middle", text_font_size="11px", text_color="#57606a",
+                      name=CELL_TEXT_NAME)
         self.fig.add_tools(HoverTool(renderers=[cells], tooltips=[("token", "@x"),
                                                                   ("chunk", "@chunk")]))
         self.veil = BoxAnnotation(left=0.5, right=0.5, bottom=-0.1, top=1.45, level="overlay",
@@ -70,9 +74,12 @@ class ChunkStrip(View):
         n = len(starts) - 1
         centres = (starts[:-1] + starts[1:] + 1) / 2  # (n,) middle of each chunk, in token units
         # "chunk c" over a chunk of four tokens or more, its number alone over a shorter one (the
-        # last chunk of T = 17 at C = 4 holds one token: "chunk 5" ran off the figure's edge)
+        # last chunk of T = 17 at C = 4 holds one token: "chunk 5" ran off the figure's edge) and
+        # over more than eight chunks (T = 64 at C = 4: "chunk 16" is wider than its chunk); the
+        # shell fits them to their chunks (CELL_TEXT_NAME)
         sizes = np.diff(starts)
-        names = [f"chunk {c}" if sizes[c - 1] >= 4 else str(c) for c in range(1, n + 1)] if n <= 24 else []
+        names = [f"chunk {c}" if sizes[c - 1] >= 4 and n <= 8 else str(c)
+                 for c in range(1, n + 1)] if n <= 24 else []
         self.names.data = {"x": centres[: len(names)], "text": names}
         self.fig.x_range.update(start=0.5, end=T + 0.5)
         self.ticker.ticks = list(range(1, T + 1, max(1, int(np.ceil(T / 16)))))
