@@ -126,6 +126,17 @@ def group_label(text: str, **kwargs):
     return pn.pane.HTML(html.escape(text), css_classes=["lab-group-label"], **kwargs)
 
 
+def heading(text: str, **kwargs):
+    """A section's heading in a page's body (text: the page's own markup, never a user's), one
+    size on every page; in the presenter view close to what it heads (lab.css
+    --lab-heading-margin: running-sum's outputs scene had a 24 px band above its heading)."""
+    import panel as pn  # noqa: PLC0415
+
+    kwargs.setdefault("margin", (0, 10))
+    return pn.pane.HTML(f"<h3 style='font-size:1em;margin:var(--lab-heading-margin,1em 0 0.5em)'>{text}</h3>",
+                        **kwargs)
+
+
 def style_widget(widget):
     """Give a Panel widget the site's slider colours, wrapping labels and a visible focus."""
     widget.stylesheets = [*widget.stylesheets, WIDGET_CSS]

@@ -3,6 +3,7 @@
 // keys and Space, buttons Space and Enter.
 import { $, presenting } from "./config.js";
 import { player } from "./player.js";
+import { fitFormulasSoon } from "./formulas.js";
 import { refitRoom } from "./presenter.js";
 import { pickScene } from "./scenes.js";
 import { toggleTheme } from "./theme.js";
@@ -39,6 +40,7 @@ function toggleFullscreen() {
 function toggleText() {
   document.documentElement.classList.toggle(presenting() ? "show-text" : "hide-text");
   refitRoom();
+  fitFormulasSoon();
 }
 function toggleHelp() {
   const dlg = $("dlg-help");

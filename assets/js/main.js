@@ -17,6 +17,7 @@ import { watchPrinting } from "./culling.js";
 import { settleHeight, watchEmbed } from "./embeds.js";
 import { showPrerendered } from "./first-paint.js";
 import { fontsLoaded } from "./fonts.js";
+import { watchFormulas } from "./formulas.js";
 import { watchKeys } from "./keys.js";
 import { readLink, watchNotices } from "./link.js";
 import { player } from "./player.js";
@@ -53,6 +54,7 @@ watchPrint();
 watchReaders();
 watchSettingsLinks();
 watchKeys();
+watchFormulas();
 
 // Deferred scripts run while readyState is already "interactive"; DOMContentLoaded fires once
 // all of them (this one last) have run.

@@ -56,6 +56,7 @@ export function fitPresenter(full) {
     const joined = state.joined;
     await joined.catch(() => {});  // every part built and the page laid out (first-paint.js)
     joinedSeen = joined;
+    let checked = false;
     do {
       fitAgain = false;
       const fullNow = fitFull || state.scale === null;
@@ -87,6 +88,10 @@ export function fitPresenter(full) {
           await fitView(trial);
           commit(trial);
           rememberFit(trial);
+          // once more as a check (not a search): a try's titles and cell numbers were sized from
+          // the layout of the try before it, another scale (running-sum with l: 9 px numbers, a
+          // small title, until the rehearsal ended 5-8 s later)
+          if (!checked) fitAgain = checked = true;
         }
         timings.fit = performance.now() - t0;
       } catch (e) {
@@ -102,6 +107,7 @@ export function fitPresenter(full) {
     state.rehearsed = false;  // until a rehearsal finds every view's fit known
     releaseStill();  // in the frame the fitted stage comes back in
     state.fitted += 1;
+    placeLesson();  // (the fit's note may have moved the stage's top)
     document.dispatchEvent(new Event("lab-fitted"));  // the scene's name with it (scenes.js)
     rehearseSoon();
   });
@@ -120,10 +126,18 @@ export function watchResize() {
   watchRehearsal();
 }
 
+// The lesson text's column (l, lab.css) starts where the stage does: the header, the title and
+// the transport keep the screen's width (beside it the transport had wrapped onto two rows and
+// the pages' links were cut, the figures left 40 px less height).
+function placeLesson() {
+  const top = Math.max(0, Math.round($("lab-stage-area").getBoundingClientRect().top));
+  document.documentElement.style.setProperty("--lesson-top", `${top}px`);
+}
 // The room changed (the lesson text opened or closed beside the figures: keys.js): the fit known
 // for it in one restyle, or searched (behind a still of the stage).
 export function refitRoom() {
   if (!presenting()) return;
+  placeLesson();
   stopRehearsal(false);
   const known = useKnownFit(state.view);
   if (!known && state.fitted > 0) holdStill();

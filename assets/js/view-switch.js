@@ -3,6 +3,7 @@
 // state.settingsOpen. (Apart from theme.js, which presenter.js and scenes.js import: this one
 // imports them.)
 import { $, embedded, presenting } from "./config.js";
+import { fitFormulasSoon } from "./formulas.js";
 import { setView, writeUrl } from "./link.js";
 import { fitSoon } from "./presenter.js";
 import { syncScenePicker } from "./scenes.js";
@@ -24,6 +25,7 @@ export function setPresent(on) {
   restyleAll();
   writeUrl();
   fitSoon();
+  fitFormulasSoon();  // (the lesson text's column, or the page's)
 }
 export const togglePresent = () => setPresent(!presenting());
 

@@ -186,7 +186,7 @@ def test_keys_pick_every_scene_and_each_fits_one_screen(browser, server, slug):
         seen = assert_scene_fits(page, scene, f"{slug} scene {n} {scene}")
         if (slug, scene) in SCENE_FIGURES:
             assert [f["title"] for f in seen["figs"]] == SCENE_FIGURES[slug, scene], seen
-        if slug == "gates":  # no empty band above a gates scene's first text or figure (test_scene_room.py)
+        if slug in ("gates", "running-sum"):  # no empty band above a scene's first text or figure (test_scene_room.py)
             first = page.evaluate(FIRST_INK_JS)
             assert 0 <= first["gap"] <= TOP_MARGIN_PX, (slug, scene, first)
         shot(page, f"{slug}-scene-{n}-{scene}-1280x720")
@@ -248,7 +248,13 @@ LESSON_JS = """() => {
     const v = lab.viewOf(m), r = v && v.el && v.el.isConnected ? v.el.getBoundingClientRect() : null;
     if (r && r.width > 0 && r.height > 0) figs.push(Object.assign(box(r), {title: (m.title && m.title.text) || ''}));
   }
-  return {text, figs, scrollW: document.documentElement.scrollWidth, scrollH: document.documentElement.scrollHeight};
+  const stageTop = document.getElementById('lab-stage-area').getBoundingClientRect().top;
+  const transport = box(document.querySelector('.lab-transport').getBoundingClientRect());
+  // a display formula that scrolls sideways in its column (the widest had, cut at its right)
+  const scrolls = [...document.querySelectorAll('.lab-text .katex-display')]
+    .filter((d) => d.clientWidth > 0 && d.scrollWidth > d.clientWidth + 1).map((d) => d.textContent.slice(0, 30));
+  return {text, figs, stageTop, transport, scrolls,
+          scrollW: document.documentElement.scrollWidth, scrollH: document.documentElement.scrollHeight};
 }"""
 MIN_FIGURE_PX = 120  # issue 39: no figure under 120 px tall
 
@@ -263,12 +269,16 @@ def assert_beside_the_lesson(page, screen: dict, where: str) -> dict:
     assert all(f["height"] >= MIN_FIGURE_PX for f in figs), info
     if screen["width"] > 700:
         overlap = lambda f: f["right"] > text["left"] + 1  # noqa: E731
-        assert text["left"] > screen["width"] / 2 and text["height"] >= screen["height"] - 1, info  # a column at the side
+        # a column at the side, from the stage's top to the screen's foot: the header, title and
+        # transport keep the screen's width (beside it the transport had wrapped, the links cut)
+        assert text["left"] > screen["width"] / 2 and text["bottom"] >= screen["height"] - 1, info
+        assert abs(text["top"] - seen["stageTop"]) <= 1 and seen["transport"]["right"] > text["left"], info
         assert seen["scrollW"] <= screen["width"] and seen["scrollH"] <= screen["height"], info
     else:  # a sheet below, and every figure can be scrolled up above it
         overlap = lambda f: f["bottom"] > seen["scrollH"] - text["height"] + 1  # noqa: E731
         assert text["top"] > screen["height"] / 3 and text["width"] >= screen["width"] - 1, info
     assert not [f["title"] for f in figs if overlap(f)], info
+    assert seen["scrolls"] == [], info  # each display formula breaks, or shrinks, to fit its column
     return seen
 
 

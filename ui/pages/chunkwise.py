@@ -21,6 +21,7 @@ from sim import registry, scenarios
 from ui.contract import role
 from ui.exercises import exercise_setting
 from ui.page import Page, Run
+from ui.theme import heading
 from ui.views import PHONE_MIN_WIDTH, Heatmap, LinePlot, Readout, crossover, fluid
 from ui.views import chunkwise as cv
 
@@ -202,9 +203,6 @@ class ChunkwisePage(Page):
         forms = pn.FlexBox(fig(self.work.fig), fig(self.memory.fig), fig(self.steps.fig),
                            self.cost_text.panel(),
                            sizing_mode="stretch_width", css_classes=[role("secondary")])
-
-        def heading(text: str) -> pn.pane.HTML:
-            return pn.pane.HTML(f"<h3>{text}</h3>", margin=(0, 10))
 
         # The current chunk shares the first row when there is room (the presenter view, whose
         # settings are folded away); otherwise it wraps onto a row of its own.

@@ -21,6 +21,7 @@ from ui.exercises import exercise_setting
 from ui.page import Page, Run
 from ui.pages import gates_run as gr
 from ui.pages import gates_update as gu
+from ui.theme import heading
 from ui.views import Readout
 from ui.views import gates as gv
 
@@ -230,7 +231,6 @@ class GatesPage(Page):
             sizing_mode="stretch_width", align_items="end", css_classes=[role("controls")])
 
         row = lambda *views: pn.FlexBox(*(v.panel() for v in views), sizing_mode="stretch_width")  # noqa: E731
-        heading = lambda text: pn.pane.HTML(f"<h3 style='font-size:1em;margin:var(--lab-heading-margin,1.33em 0)'>{text}</h3>", margin=(0, 10))  # noqa: E731
         part = lambda name, *parts, main=False: pn.Column(  # noqa: E731  (a named view)
             *parts, sizing_mode="stretch_width", css_classes=[role("main_view")] * main + [self.view_class(name)])
 
@@ -240,7 +240,7 @@ class GatesPage(Page):
         return pn.Column(
             controls, self.token_info.panel(),
             part("states", self.caption.panel(), heading("The state S of each rule (one colour scale)"),
-                 self.phase_note.panel(), row(*self.heatmaps), main=True),
+                 row(*self.heatmaps), self.phase_note.panel(), main=True),  # (the states whole on a 1366 x 768 first screen)
             part("update", heading("One update taken apart"), self.widget("inspect", pn.widgets.Select, **w),
                  self.delta_info.panel(), row(self.vectors, self.erased, self.written)),
             part("time", heading("Over time"), self.legend.panel(),

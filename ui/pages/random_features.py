@@ -23,6 +23,7 @@ from sim import scenarios
 from ui.contract import role
 from ui.exercises import exercise_setting
 from ui.page import Page, Run
+from ui.theme import heading
 from ui.views import PHONE_MIN_WIDTH, Readout, fluid
 from ui.views import random_features as rv
 
@@ -154,7 +155,7 @@ class RandomFeaturesPage(Page):
         # Beside the weights when there is room (the presenter view, whose settings and texts
         # are folded away: at 1280 x 720 the two had stood one above the other at the smallest
         # readable scale, the right half of the screen empty); otherwise on a row of its own.
-        closer = pn.Column(pn.pane.HTML("<h3>Closer with more features</h3>", margin=(0, 10)),
+        closer = pn.Column(heading("Closer with more features"),
                            below, sizing_mode="stretch_width", styles={"flex": "1 1 560px"},
                            css_classes=[self.view_class("error")])
         return pn.Column(pn.FlexBox(controls, top, closer, sizing_mode="stretch_width"),

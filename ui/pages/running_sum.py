@@ -21,7 +21,7 @@ from ui.contract import role
 from ui.exercises import exercise_setting
 from ui.fmt import num, sub, vec
 from ui.page import Page, Run
-from ui.theme import TIGHT_BUTTONS_CSS, group_label
+from ui.theme import TIGHT_BUTTONS_CSS, group_label, heading
 from ui.views import Heatmap, LinePlot, Readout, crossover
 from ui.views import running_sum as texts
 from ui.views.running_sum import COST_T_MAX, FP32, MemoryStack, TokenStrip
@@ -178,8 +178,8 @@ class RunningSumPage(Page):
             self.widget("feature_map", pn.widgets.RadioButtonGroup, color="default"),
             self.widget("normalize", pn.widgets.Checkbox), self.token_text.panel(), width=340,
             css_classes=[role("controls")])  # wide enough for the three presets' buttons
-        both = pn.Column(pn.pane.HTML("<h3>The output, computed both ways</h3>", margin=(0, 10),
-                                      css_classes=[role("secondary")]),  # the presenter's room: figures
+        both = pn.Column(heading("The output, computed both ways",
+                                         css_classes=[role("secondary")]),  # the presenter's room: figures
                          pn.pane.Bokeh(self.o_map.fig), self.outputs_text.panel(),
                          sizing_mode="stretch_width", min_width=330,
                          styles={"flex": "1 1 420px"},  # first out of the overview if too small

@@ -20,6 +20,7 @@ import sim
 from ui.contract import mark, role
 from ui.exercises import exercise_setting
 from ui.page import Page, Run
+from ui.theme import heading
 from ui.views import Heatmap, LinePlot, Readout
 from ui.views import state_space as sv
 
@@ -155,9 +156,6 @@ class StateSpacePage(Page):
             self.widget("seed", pn.widgets.IntInput, width=120),
             sizing_mode="stretch_width", align_items="end", css_classes=[role("controls")])
         fig = pn.pane.Bokeh
-
-        def heading(text: str) -> pn.pane.HTML:
-            return pn.pane.HTML(f"<h3 style='font-size:1em;margin:1.33em 0'>{text}</h3>", margin=(0, 10))
 
         mamba = pn.Column(
             self.caption.panel(), heading("Mamba: the step size chooses, token by token"),

@@ -1,0 +1,29 @@
+// Display formulas no wider than the text around them: one wider than its column (the lesson
+// text beside the figures, l in the presenter view: 340 px at 1280 x 720; a phone) takes a
+// smaller type, down to LEAST of its own, instead of a scroll bar under it (running-sum's
+// o_t = ... = S_t^T phi(q_t) / ... had scrolled in the presenter's column); narrower still, it
+// scrolls (lab.css). Typeset at build time (KaTeX): measured once the fonts are in, and again
+// when the column's width changes.
+const LEAST = 0.6;
+
+export function fitFormulas(root = document) {
+  for (const box of root.querySelectorAll(".lab-text .katex-display")) {
+    const tex = box.querySelector(".katex");
+    if (!tex) continue;
+    tex.style.fontSize = "";
+    const room = box.clientWidth, need = box.scrollWidth;
+    if (room > 0 && need > room + 1) {
+      const own = parseFloat(getComputedStyle(tex).fontSize);
+      tex.style.fontSize = `${(own * Math.max(LEAST, (0.98 * room) / need)).toFixed(2)}px`;
+    }
+  }
+}
+// Once the fonts are in (KaTeX's load when a formula is first shown), after the next layout.
+export function fitFormulasSoon() {
+  requestAnimationFrame(() => (document.fonts ? document.fonts.ready : Promise.resolve()).then(() => fitFormulas()));
+}
+export function watchFormulas() {
+  let timer = null;
+  addEventListener("resize", () => { clearTimeout(timer); timer = setTimeout(fitFormulasSoon, 150); });
+  fitFormulasSoon();
+}
