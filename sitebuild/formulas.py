@@ -20,7 +20,7 @@ from pathlib import Path
 from sitebuild import CACHE, BuildError, log
 from sitebuild.bytecode import find_node
 
-# inline \( \), displayed \[ \] and $$ $$, as assets/js/formulas.js's delimiters were
+# inline \( \), displayed \[ \] and $$ $$: the delimiters KaTeX's auto-render took in the browser, before the build typeset them
 MATH = re.compile(r"\\\((?P<inline>.+?)\\\)|\\\[(?P<display>.+?)\\\]|\$\$(?P<dollars>.+?)\$\$", re.S)
 
 # Runs in node: KaTeX's UMD build, every formula of stdin's JSON list [[tex, display], ...] to
