@@ -103,6 +103,12 @@ def test_an_untouched_embed_fetches_nothing_of_python_and_steps(context, server)
     assert fetched == []
     assert inner.evaluate("window.lab.state.python") == "waiting"
     assert inner.evaluate(STAGE_JS) == COLD
+    # once read it fades from over the frame's foot (lab.css lab-step-aside; finished here, not
+    # waited for): after seconds enough to read it, to nothing
+    faded = inner.evaluate("""() => { const s = document.getElementById('lab-status'), [a] = s.getAnimations();
+      const delay = a ? a.effect.getTiming().delay : 0; if (a) a.finish();
+      return [delay, getComputedStyle(s).opacity]; }""")
+    assert faded[0] >= 5000 and faded[1] == "0", faded
     assert visit.problems() == []
 
 
