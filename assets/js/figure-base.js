@@ -25,12 +25,16 @@ export function set(model, prop, value) {
 }
 // The width a figure gets: its own (planned, as restyle sized it) unless its last layout (was:
 // bokeh-internals.js laidOut) says otherwise. A fluid figure takes its container's width, less
-// or more than its own: hybrid's memory plot, 553 px of its own, laid out 1,167 px wide, had its
-// x axis label sized for a plot area of 139 px (9 px type in the presenter view).
+// or more than its own (hybrid's memory plot, 553 px of its own, laid out 1,167 px wide, had its
+// x axis label sized for a plot area of 139 px: 9 px type in the presenter view), but never more
+// than its max_width as now sized: a layout at a larger scale (a fit's earlier try) had sized
+// chunkwise's cost titles for a width they no longer had, and cut them.
 const FLUID = new Set(["stretch_width", "stretch_both", "scale_width", "scale_both"]);
 export function widthGot(model, planned, was) {
   if (!was) return planned;
-  return planned === null || was.width < planned - 2 || FLUID.has(model.sizing_mode) ? was.width : planned;
+  if (planned === null || was.width < planned - 2) return was.width;
+  if (!FLUID.has(model.sizing_mode)) return planned;
+  return typeof model.max_width === "number" ? Math.min(was.width, Math.max(planned, model.max_width)) : was.width;
 }
 
 let font = null;

@@ -62,3 +62,15 @@ test("labels along x keep their scaled size where the room to their neighbours h
   narrow.fit();
   assert.deepEqual([narrow.numbers.visible, size(narrow.numbers)], [true, "16px"]);
 });
+
+test("a figure's width: its own, or less as laid out; a fluid one's as laid out, up to its max_width as now sized", async () => {
+  const { widthGot } = await import("../../assets/js/figure-base.js");
+  const fixed = { sizing_mode: "fixed" }, fluidTo = (max) => ({ sizing_mode: "stretch_width", max_width: max });
+  assert.equal(widthGot(fixed, 400, null), 400);  // never laid out
+  assert.equal(widthGot(fixed, 400, { width: 300 }), 300);  // squeezed
+  assert.equal(widthGot(fixed, 400, { width: 500 }), 400);
+  assert.equal(widthGot(fluidTo(1167), 553, { width: 1167 }), 1167);  // hybrid's memory plot
+  // chunkwise's cost figures (max_width = their width) laid out at a larger scale before
+  assert.equal(widthGot(fluidTo(551), 551, { width: 880 }), 551);
+  assert.equal(widthGot({ sizing_mode: "stretch_width" }, 551, { width: 880 }), 880);  // no cap
+});
