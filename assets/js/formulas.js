@@ -6,8 +6,8 @@
 // when the column's width changes.
 const LEAST = 0.6;
 
-export function fitFormulas(root = document) {
-  for (const box of root.querySelectorAll(".lab-text .katex-display")) {
+function fitFormulas() {
+  for (const box of document.querySelectorAll(".lab-text .katex-display")) {
     const tex = box.querySelector(".katex");
     if (!tex) continue;
     tex.style.fontSize = "";

@@ -179,7 +179,7 @@ class RunningSumPage(Page):
             self.widget("normalize", pn.widgets.Checkbox), self.token_text.panel(), width=340,
             css_classes=[role("controls")])  # wide enough for the three presets' buttons
         both = pn.Column(heading("The output, computed both ways",
-                                         css_classes=[role("secondary")]),  # the presenter's room: figures
+                                 css_classes=[role("secondary")]),  # the presenter's room: figures
                          pn.pane.Bokeh(self.o_map.fig), self.outputs_text.panel(),
                          sizing_mode="stretch_width", min_width=330,
                          styles={"flex": "1 1 420px"},  # first out of the overview if too small
