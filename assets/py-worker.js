@@ -183,6 +183,9 @@ async function restore(config, { wasm, heap, heapDone, bundle }) {
     stdout: () => {}, stderr: (line) => console.debug(line),
   })]);
   if (info.error) throw info.error;
+  // The heap is in the wasm's memory now; Pyodide keeps its copy (90 MB) in its settings for
+  // good: detaching it frees it at once, not at a garbage collection that may come much later.
+  if (typeof heap.buffer.transfer === "function") heap.buffer.transfer(0);
   mark("restored");
   pyodide.runPython("import numpy, sim, ui.worker");  // restored, and whole
   return pyodide;
