@@ -33,6 +33,7 @@ from sitebuild import (
     static,
     wheels,
     zoo,
+    zstd,
 )
 from sitebuild.policy import content_security_policy  # noqa: F401 (serve.py, tests/e2e)
 
@@ -57,6 +58,7 @@ def main() -> None:
     wheels.write_wheels(out, [*official.values(), *shipped.values()], lock)
     wheels.discard_project_build(built[sitebuild.PROJECT])
     static.copy_static(out, static.fetch_katex())
+    zstd.write_decoder(out)                                          # the worker's decoder of the heaps
     bundle.bundle_shell(out, bundle.fetch_esbuild())                 # the shell's modules, one file
     fonts = static.write_ui_font(out, static.fetch_ui_font())
 

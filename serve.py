@@ -20,7 +20,7 @@ from build import content_security_policy
 TYPES = {".wasm": "application/wasm", ".js": "text/javascript", ".mjs": "text/javascript",
          ".json": "application/json", ".whl": "application/zip", ".zip": "application/zip",
          ".woff2": "font/woff2", ".svg": "image/svg+xml", ".css": "text/css", ".html": "text/html",
-         ".gz": "application/gzip"}  # Python's snapshot: as it is, never with a Content-Encoding
+         ".gz": "application/gzip", ".zst": "application/zstd"}  # as they are, never with a Content-Encoding
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):

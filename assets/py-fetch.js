@@ -4,8 +4,8 @@
 // for `name`: `unzipping(fetch, sizes)` is a fetch that asks for `name.gz` instead and answers
 // with the unzipped bytes, as a stream, checked against their known length (a stream cut short
 // is an error). A host that sends the file with "Content-Encoding: gzip" has the browser unzip
-// it: then its bytes are taken as they come. The snapshot's heap and bundle are unzipped into
-// their buffers (gunzipInto). Loaded by importScripts (py-worker.js, and bench/boot.py's floor);
+// it: then its bytes are taken as they come. The snapshot's heap and bundle, zstd in frames,
+// are decoded into their buffers (unzstdInto). Loaded by importScripts (py-worker.js, and bench/boot.py's floor);
 // in Node, by require (tests/js/py-fetch.test.js).
 "use strict";
 
@@ -63,25 +63,66 @@
     };
   }
 
-  // The gzip file at url, unzipped into `into` as it arrives (the whole of it, or an error: a
-  // short, long or corrupt file fails gzip's own length and CRC checks, or this one).
-  async function gunzipInto(fetchFn, url, into) {
+  // The file at url, zstd in frames (sitebuild/zstd.py: an index in a skippable frame, then
+  // frames that do not depend on each other), decoded into `into` as it arrives: each frame by
+  // `decompress(frame)` (fzstd's) once its bytes are in. The whole of it, or an error: the
+  // index, each frame's length and the total are checked against `into`.
+  const SKIPPABLE = 0x184d2a50;
+  async function unzstdInto(fetchFn, url, into, decompress) {
+    const name = url.split("/").pop();
+    const fail = (what) => { throw new Error(`${name}: ${what}`); };
     const response = await fetchFn(url);
-    if (!response.ok) throw new Error(`${url.split("/").pop()}: HTTP ${response.status}`);
-    const reader = (await maybeGunzip(response.body)).getReader();
-    let at = 0;
+    if (!response.ok) fail(`HTTP ${response.status}`);
+    const reader = response.body.getReader();
+    let packed = new Uint8Array(1 << 16);  // until the index is read: then as long as the file
+    let got = 0;
+    let frames = null;  // [[packed start, packed end, raw start, raw end], ...]
+    let next = 0;
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      if (at + value.length > into.length) throw new Error(`${url.split("/").pop()}: longer than ${into.length} bytes`);
-      into.set(value, at);
-      at += value.length;
+      if (got + value.length > packed.length) {
+        if (frames) fail(`longer than ${packed.length} bytes`);
+        const grown = new Uint8Array(Math.max(2 * packed.length, got + value.length));
+        grown.set(packed.subarray(0, got));
+        packed = grown;
+      }
+      packed.set(value, got);
+      got += value.length;
+      if (!frames && got >= 8) {
+        const view = new DataView(packed.buffer);
+        if (view.getUint32(0, true) !== SKIPPABLE) fail("not zstd frames with an index first");
+        const size = view.getUint32(4, true);
+        if (got < 8 + size) continue;
+        if (size < 4 + 8 * view.getUint32(8, true)) fail("its index is cut short");
+        frames = [];
+        let at = 8 + size;
+        let raw = 0;
+        for (let i = 0; i < view.getUint32(8, true); i++) {
+          const [p, r] = [view.getUint32(12 + 8 * i, true), view.getUint32(16 + 8 * i, true)];
+          frames.push([at, at + p, raw, raw + r]);
+          at += p;
+          raw += r;
+        }
+        if (raw !== into.length) fail(`holds ${raw} bytes, not ${into.length}`);
+        const whole = new Uint8Array(at);
+        if (got > at) fail(`longer than ${at} bytes`);
+        whole.set(packed.subarray(0, got));
+        packed = whole;
+      }
+      while (frames && next < frames.length && got >= frames[next][1]) {
+        const [p0, p1, r0, r1] = frames[next++];
+        // (fzstd writes into a buffer of its own 5x faster than into a given one: then copied)
+        const out = decompress(packed.subarray(p0, p1));
+        if (out.length !== r1 - r0) fail(`frame ${next} holds ${out.length} bytes, not ${r1 - r0}`);
+        into.set(out, r0);
+      }
     }
-    if (at !== into.length) throw new Error(`${url.split("/").pop()}: ${at} of ${into.length} bytes`);
+    if (!frames || next !== frames.length) fail(`cut short at ${got} bytes`);
     return into;
   }
 
-  const api = { maybeGunzip, unzipping, gunzipInto };
+  const api = { maybeGunzip, unzipping, unzstdInto };
   if (typeof module === "object" && module.exports) module.exports = api;
   else global.labFetch = api;
 })(globalThis);

@@ -93,7 +93,8 @@ function failed(kind, detail) {
 // Bokeh, Panel, sim and ui imported), the normal way otherwise, or if it cannot be restored.
 async function start(config) {
   try {
-    importScripts(config.fetchScript);  // small: the runtime's gzipped files (config.gzipped)
+    // small: the runtime's gzipped files (config.gzipped); the snapshot's zstd decoder (8 kB)
+    importScripts(config.fetchScript, ...(config.snapshot ? [config.zstdScript] : []));
   } catch (err) {
     return failed("scripts", err);
   }
@@ -138,8 +139,8 @@ async function start(config) {
   for (const message of early.splice(0)) handle(message);
 }
 
-// Every file the restore needs, downloading at once: the heap and the packages' bundle unzipped
-// as they arrive, the runtime's wasm compiled as it arrives (offline-pyodide.md) with a copy
+// Every file the restore needs, downloading at once: the heap and the packages' bundle decoded
+// as they arrive (zstd), the runtime's wasm compiled as it arrives (offline-pyodide.md) with a copy
 // standing by for Pyodide's own fetch, the standard library and the lock file kept for it.
 function downloadEarly(config) {
   const snap = config.snapshot;
@@ -153,7 +154,8 @@ function downloadEarly(config) {
     wasm = { module, spare: got.then(([, spare]) => spare) };
   }
   const heap = new Uint8Array(snap.heap_bytes);  // Pyodide sizes the memory by it at once
-  const inflate = (name, into) => labFetch.gunzipInto(self.fetch, config.base + snap[name], into).then((b) => { mark(name); return b; });
+  const inflate = (name, into) => labFetch.unzstdInto(self.fetch, config.base + snap[name], into, self.fzstd.decompress)
+    .then((b) => { mark(name); return b; });
   return { wasm, heap, heapDone: inflate("heap", heap), bundle: inflate("bundle", new Uint8Array(snap.bundle_bytes)) };
 }
 function instantiateEarly(wasm) {

@@ -1,6 +1,6 @@
 // Keeps the whole site for offline use. One cache per build: a new build installs beside the
 // old one and takes over only when the page asks (the "Reload" offer), then the old cache goes.
-// Each page's memory snapshot (pyodide/lab-snapshot-<page>.bin.gz, ~20 MB) is kept once that
+// Each page's memory snapshot (pyodide/lab-snapshot-<page>.bin.zst, ~14 MB) is kept once that
 // page is visited ({type: "lab-keep", url}, or fetched through here); another page starts
 // Python from the wheels, which are kept.
 const CACHE = "lab-__BUILD__";
@@ -39,7 +39,7 @@ async function keep(cache, request, response) {
 
 const isHeap = (url) => {
   const u = new URL(String(url), self.location.href);
-  return u.origin === self.location.origin && /\/pyodide\/lab-snapshot-[\w-]+\.bin\.gz$/.test(u.pathname);
+  return u.origin === self.location.origin && /\/pyodide\/lab-snapshot-[\w-]+\.bin\.zst$/.test(u.pathname);
 };
 
 // Once every file is kept, the pages say "Saved for offline use": the worker tells every page

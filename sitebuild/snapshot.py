@@ -5,9 +5,9 @@ one bundle into its file system, loads numpy's compiled modules in one fixed ord
 function table padded to a fixed base (assets/py-snapshot.js, the same code the worker
 restores with), imports numpy, Bokeh, Panel, sim and ui, makes the page with its default
 settings and its document (ui.worker.premake: the worker adopts them instead of making them),
-and saves its heap. The files ship gzip-compressed (the worker decompresses them as they
-arrive, whatever the host compresses): the bundle, which replaces installing the wheels, and
-each page's heap.
+and saves its heap. The files ship as zstd in frames (sitebuild/zstd.py; the worker decodes each
+frame as it arrives, whatever the host compresses): the bundle, which replaces installing the
+wheels, and each page's heap.
 
 Without Node.js 18+ the site ships no snapshot, and every page starts Python the normal way.
 """
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
-import gzip
 import json
 import os
 import struct
@@ -26,12 +25,12 @@ import time
 import zipfile
 from pathlib import Path
 
-from sitebuild import ROOT, BuildError, log, sha256
+from sitebuild import ROOT, BuildError, log, sha256, zstd
 from sitebuild.bytecode import find_node
 from sitebuild.wheels import resolve
 
-BUNDLE = "lab-packages.bin.gz"
-HEAP_PREFIX = "lab-snapshot"  # each page's heap: lab-snapshot-<slug>.bin.gz (heap_name)
+BUNDLE = "lab-packages.bin.zst"
+HEAP_PREFIX = "lab-snapshot"  # each page's heap: lab-snapshot-<slug>.bin.zst (heap_name)
 # Entries added to the function table's length in Node before numpy's modules load: Chromium's
 # table holds one entry more than Node's there (measured); a browser whose table is longer than
 # the base starts Python the normal way.
@@ -131,16 +130,9 @@ def write_bundle(wheels: list[Path], dest: Path, imported: frozenset[str] = froz
     return {"files": len(files), "dynlibs": len(dynlibs), "bytes": len(raw), "left_out": len(paths) - len(files)}
 
 
-def gzip_file(src: Path, dest: Path) -> None:
-    with src.open("rb") as f, dest.open("wb") as raw, gzip.GzipFile(filename="", fileobj=raw, mode="wb", compresslevel=6, mtime=0) as g:
-        while chunk := f.read(1 << 20):
-            g.write(chunk)
-    src.unlink()
-
-
 def heap_name(slug: str) -> str:
     """The file of the page's own heap, in pyodide/."""
-    return f"{HEAP_PREFIX}-{slug}.bin.gz"
+    return f"{HEAP_PREFIX}-{slug}.bin.zst"
 
 
 def _make_heap(node: str, pyodide_dir: Path, raw_bundle: Path, slug: str, ids: str) -> dict:
@@ -148,7 +140,7 @@ def _make_heap(node: str, pyodide_dir: Path, raw_bundle: Path, slug: str, ids: s
     written to pyodide/<heap_name>.bin (raw); what snapshot.js printed, or {"error": ...}."""
     from ui.worker import WORKER_ENV  # noqa: PLC0415 (Python's environment in the worker)
 
-    raw_heap = pyodide_dir / heap_name(slug).removesuffix(".gz")
+    raw_heap = pyodide_dir / heap_name(slug).removesuffix(".zst")
     result = subprocess.run(
         [node, str(ROOT / "sitebuild" / "snapshot.js"), str(pyodide_dir) + "/", str(raw_bundle), str(raw_heap),
          str(TABLE_MARGIN), snapshot_code({slug: ids})],
@@ -157,7 +149,8 @@ def _make_heap(node: str, pyodide_dir: Path, raw_bundle: Path, slug: str, ids: s
         raw_heap.unlink(missing_ok=True)
         return {"error": result.stderr.strip()[-2000:]}
     made = json.loads(result.stdout.strip().splitlines()[-1])
-    return {**made, "raw": raw_heap, "found": (json.loads(made["report"] or "null") or {}).get(slug)}
+    zstd.write(raw_heap, pyodide_dir / heap_name(slug))  # here, beside the other page's Node run
+    return {**made, "found": (json.loads(made["report"] or "null") or {}).get(slug)}
 
 
 def make_snapshot(out: Path, lock: dict, packages: list[str], ahead: dict[str, dict]) -> dict | None:
@@ -189,9 +182,8 @@ def make_snapshot(out: Path, lock: dict, packages: list[str], ahead: dict[str, d
         return None
     failed = {slug: m["error"] for slug, m in made.items() if "error" in m}
     if failed or len({(m["tableBase"], m["table"]) for m in made.values()}) != 1:
-        for m in made.values():
-            if "raw" in m:
-                m["raw"].unlink(missing_ok=True)
+        for slug in made:
+            (pyodide_dir / heap_name(slug)).unlink(missing_ok=True)
         raw_bundle.unlink(missing_ok=True)
         log("SNAPSHOT: none, Node could not make it; pages start Python the normal way:\n"
             + ("\n".join(f"{slug}: {error}" for slug, error in failed.items()) or "the heaps' tables differ"))
@@ -205,24 +197,23 @@ def make_snapshot(out: Path, lock: dict, packages: list[str], ahead: dict[str, d
     # the files of those imported in all of them.
     imported = frozenset.intersection(*(frozenset(m["imported"]) for m in made.values()))
     bundle = write_bundle(wheels, raw_bundle, imported)
-    gzip_file(raw_bundle, pyodide_dir / BUNDLE)
+    zstd.write(raw_bundle, pyodide_dir / BUNDLE)
     heaps = {}
     for slug, m in made.items():
-        gzip_file(m["raw"], pyodide_dir / heap_name(slug))
         heaps[slug] = {"heap": f"pyodide/{heap_name(slug)}", "heap_bytes": m["bytes"],
-                       "heap_gzip_bytes": (pyodide_dir / heap_name(slug)).stat().st_size,
+                       "heap_zstd_bytes": (pyodide_dir / heap_name(slug)).stat().st_size,
                        "heap_sha256": sha256(pyodide_dir / heap_name(slug)), "premade": m["found"] == ahead[slug]["ids"]}
     first = next(iter(made.values()))
     info = {
         "bundle": f"pyodide/{BUNDLE}", "bundle_bytes": bundle["bytes"],
-        "bundle_gzip_bytes": (pyodide_dir / BUNDLE).stat().st_size, "bundle_sha256": sha256(pyodide_dir / BUNDLE),
+        "bundle_zstd_bytes": (pyodide_dir / BUNDLE).stat().st_size, "bundle_sha256": sha256(pyodide_dir / BUNDLE),
         "table_base": first["tableBase"], "node_table": first["table"],
         "files": bundle["files"], "dynlibs": bundle["dynlibs"], "heaps": heaps,
     }
-    gz = sorted(h["heap_gzip_bytes"] / 1e6 for h in heaps.values())
-    log(f"snapshot: one heap a page, {first['bytes'] / 1e6:.1f} MB ({gz[0]:.1f}-{gz[-1]:.1f} MB gzip), "
+    packed = sorted(h["heap_zstd_bytes"] / 1e6 for h in heaps.values())
+    log(f"snapshot: one heap a page, {first['bytes'] / 1e6:.1f} MB ({packed[0]:.1f}-{packed[-1]:.1f} MB zstd), "
         f"its page made in it: {sum(h['premade'] for h in heaps.values())} of {len(heaps)}; "
-        f"packages {bundle['bytes'] / 1e6:.1f} MB ({info['bundle_gzip_bytes'] / 1e6:.1f} MB gzip, "
+        f"packages {bundle['bytes'] / 1e6:.1f} MB ({info['bundle_zstd_bytes'] / 1e6:.1f} MB zstd, "
         f"{bundle['files']} files, {bundle['left_out']} left out), table base {first['tableBase']}, "
         f"made with Node {node[1]} in {time.monotonic() - started:.1f} s")
     return info

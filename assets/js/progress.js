@@ -35,7 +35,7 @@ export const queuedStage = () => stage("queued", waitingFor(), QUEUED_FIGURES, 0
 // What Python's start downloads: the runtime, and with a snapshot its two files.
 function startBytes() {
   const snap = pageConfig().worker && pageConfig().worker.snapshot;
-  return pageConfig().sizes.core + (snap ? snap.heap_gzip_bytes + snap.bundle_gzip_bytes : 0);
+  return pageConfig().sizes.core + (snap ? snap.heap_zstd_bytes + snap.bundle_zstd_bytes : 0);
 }
 
 // Python could not start. With the page built ahead of time on screen, say what still works.

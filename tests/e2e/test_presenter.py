@@ -252,7 +252,7 @@ def test_csv_download(context, server):
 def test_progress_stages_appear_during_start_up(context, server, start):
     page = context.new_page()
     if start == "normal":  # no snapshot: Pyodide starts anew and installs the packages
-        page.route("**/pyodide/lab-snapshot-*.bin.gz", lambda route: route.fulfill(status=404, body="none"))
+        page.route("**/pyodide/lab-snapshot-*.bin.zst", lambda route: route.fulfill(status=404, body="none"))
     page.add_init_script("""
       window.labStages = [];
       document.addEventListener('DOMContentLoaded', () => {
@@ -280,7 +280,7 @@ def test_a_broken_build_says_what_went_wrong(context, tmp_path):
     shutil.copytree(SITE, broken)
     wheel = next((broken / "pyodide").glob("param-*.whl"))
     wheel.unlink()
-    for heap in (broken / "pyodide").glob("lab-snapshot-*.bin.gz"):
+    for heap in (broken / "pyodide").glob("lab-snapshot-*.bin.zst"):
         heap.unlink()  # else Python starts from it, wheels unused
     server = Server(broken)
     try:
@@ -314,7 +314,7 @@ def cut_heap_site(tmp_path, slug: str):
         target = copy / path.relative_to(SITE)
         if path.is_dir():
             target.mkdir(parents=True, exist_ok=True)
-        elif path.name == f"lab-snapshot-{slug}.bin.gz":
+        elif path.name == f"lab-snapshot-{slug}.bin.zst":
             target.write_bytes(path.read_bytes()[:1 << 20])
         else:
             target.symlink_to(path)
@@ -354,7 +354,7 @@ def offline_after_the_first_visit(ctx, server):
         const cache = await caches.open((await caches.keys()).find((k) => k.startsWith('lab-')));
         return (await cache.keys()).map((r) => r.url.split('/').pop()).filter((n) => n.startsWith('lab-snapshot'));
     }""")
-    assert kept == ["lab-snapshot-gates.bin.gz"], kept
+    assert kept == ["lab-snapshot-gates.bin.zst"], kept
     other = ctx.new_page()
     warnings = []
     other.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
@@ -364,14 +364,14 @@ def offline_after_the_first_visit(ctx, server):
     # worker kept the heap neither as it passed nor when the page asked it to
     assert any("snapshot could not be restored" in w for w in warnings), warnings
     kept = other.evaluate("""async () => {
-        const heap = new URL('pyodide/lab-snapshot-hybrid.bin.gz', location.href).href;
+        const heap = new URL('pyodide/lab-snapshot-hybrid.bin.zst', location.href).href;
         const answer = new Promise((resolve) => navigator.serviceWorker.addEventListener('message',
           (e) => { if (e.data && e.data.type === 'lab-kept' && e.data.url === heap) resolve(e.data.kept); }));
         navigator.serviceWorker.controller.postMessage({ type: 'lab-keep', url: heap });
         const cache = await caches.open((await caches.keys()).find((k) => k.startsWith('lab-')));
         return [await answer, (await cache.keys()).map((r) => r.url.split('/').pop()).filter((n) => n.startsWith('lab-snapshot'))];
     }""")
-    assert kept == [False, ["lab-snapshot-gates.bin.gz"]], kept
+    assert kept == [False, ["lab-snapshot-gates.bin.zst"]], kept
 
 
 def test_a_model_from_a_link_shows_its_markup_as_text_everywhere(context, server):

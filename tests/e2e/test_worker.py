@@ -5,7 +5,6 @@ the worker computes; a setting changed twice quickly ends on the second value.""
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 from pathlib import Path
@@ -13,10 +12,11 @@ from pathlib import Path
 import pytest
 from conftest import PAGE_SLUGS, open_page, painted, t_of, wait_live, wait_ready, watch
 
+from sitebuild import zstd
 from sitebuild.runtime import GZIPPED
 from sitebuild.snapshot import TABLE_MARGIN
 
-SNAPSHOT = "**/pyodide/lab-snapshot-*.bin.gz"  # every page's own heap
+SNAPSHOT = "**/pyodide/lab-snapshot-*.bin.zst"  # every page's own heap
 
 
 def config(page) -> dict:
@@ -24,13 +24,13 @@ def config(page) -> dict:
 
 
 def broken_heap(site: Path):
-    """A route handler: the snapshot's first 4 MB and then garbage, so gzip's CRC check fails
-    it. Read from the built site's file (fetching the real 19 MB through Playwright inside the
+    """A route handler: the snapshot's first 4 MB and then garbage, so the frames' index finds
+    it cut short. Read from the built site's file (fetching the real 19 MB through Playwright inside the
     handler held the page's load past goto's 30 s on a busy machine)."""
     info = json.loads((site / "build-info.json").read_text())["snapshot"]["heaps"][PAGE_SLUGS[0]]
     with (site / info["heap"]).open("rb") as f:
         body = f.read(4 << 20) + b"\x00" * 1000
-    return lambda route: route.fulfill(status=200, body=body, headers={"Content-Type": "application/gzip"})
+    return lambda route: route.fulfill(status=200, body=body, headers={"Content-Type": "application/zstd"})
 
 
 # The gate takes the corrupt heap (its download starts, the restore fails: the longest path
@@ -47,9 +47,9 @@ def test_a_snapshot_that_cannot_restore_still_goes_live(context, server, site, h
         page.route(SNAPSHOT, lambda route: route.fulfill(status=404, body="not found"))
     elif how == "corrupt":
         page.route(SNAPSHOT, broken_heap(site))
-    else:  # a well-formed gzip of the right length, all zeros: Pyodide's own check fails it
+    else:  # well-formed zstd frames of the right length, all zeros: Pyodide's own check fails it
         size = json.loads((site / "build-info.json").read_text())["snapshot"]["heaps"][PAGE_SLUGS[0]]["heap_bytes"]
-        zeros = gzip.compress(b"\x00" * size)
+        zeros = zstd.compress(b"\x00" * size)
         page.route(SNAPSHOT, lambda route: route.fulfill(status=200, body=zeros))
     warnings = []
     page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
@@ -147,9 +147,9 @@ def test_the_built_site_ships_the_snapshot_it_describes(site):
     if info is None:
         pytest.skip("this site was built without Node.js: no snapshot")
     bundle = site / info["bundle"]
-    assert bundle.stat().st_size == info["bundle_gzip_bytes"]
+    assert bundle.stat().st_size == info["bundle_zstd_bytes"]
     assert hashlib.sha256(bundle.read_bytes()).hexdigest() == info["bundle_sha256"]
-    assert len(gzip.decompress(bundle.read_bytes())) == info["bundle_bytes"]
+    assert len(zstd.decompress(bundle.read_bytes())) == info["bundle_bytes"]  # and its frames' index
     assert info["table_base"] == info["node_table"] + TABLE_MARGIN
     assert info["dynlibs"] == 19  # numpy 2.0.2's compiled modules
     # one heap a page, each with its page made in it, its document the one embedded (its ids:
@@ -157,9 +157,9 @@ def test_the_built_site_ships_the_snapshot_it_describes(site):
     assert sorted(info["heaps"]) == sorted(PAGE_SLUGS)
     for slug, own in info["heaps"].items():
         heap = site / own["heap"]
-        assert own["heap"] == f"pyodide/lab-snapshot-{slug}.bin.gz" and own["premade"], slug
-        assert heap.stat().st_size == own["heap_gzip_bytes"]
+        assert own["heap"] == f"pyodide/lab-snapshot-{slug}.bin.zst" and own["premade"], slug
+        assert heap.stat().st_size == own["heap_zstd_bytes"]
         assert hashlib.sha256(heap.read_bytes()).hexdigest() == own["heap_sha256"]
-        raw = gzip.decompress(heap.read_bytes())
+        raw = zstd.decompress(heap.read_bytes())
         assert len(raw) == own["heap_bytes"]
         assert raw[:4] == (0x706E7300).to_bytes(4, "little")  # Pyodide's snapshot magic, "\0snp"

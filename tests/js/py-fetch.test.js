@@ -1,11 +1,11 @@
 // assets/py-fetch.js: the worker's fetch of the runtime's gzipped files (name.gz, unzipped as
-// it streams), the heap's unzipping into a buffer, and what a file cut short does.
+// it streams), the heap's zstd frames decoded into a buffer, and what a file cut short does.
 import test from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { gzipSync } from "node:zlib";
 
-const { maybeGunzip, unzipping, gunzipInto } = createRequire(import.meta.url)("../../assets/py-fetch.js");
+const { maybeGunzip, unzipping, unzstdInto } = createRequire(import.meta.url)("../../assets/py-fetch.js");
 
 let seed = 12345;  // a pseudo-random 200 kB: gzip cannot shrink it much, so a cut is a cut
 const BYTES = new Uint8Array(200_000).map(() => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed >> 23; });
@@ -69,13 +69,57 @@ test("a gzipped runtime file cut short, or longer than said, fails its reader an
   }
 });
 
-test("the heap is unzipped into its buffer whole, or fails naming what is wrong", async () => {
-  const files = { "https://x/heap.gz": gzipSync(BYTES), "https://x/short.gz": gzipSync(BYTES.slice(0, 1000)) };
-  const { fn } = fakeFetch(files);
+// sitebuild/zstd.py's layout: a skippable frame holding the index ([count][(packed, raw) lengths]),
+// then the frames. Here a frame "packs" its bytes reversed, and `unpack` (fzstd's place) undoes it.
+function framed(raw, frameSize) {
+  const frames = [];
+  for (let at = 0; at < raw.length; at += frameSize) frames.push(raw.slice(at, at + frameSize).reverse());
+  const index = new DataView(new ArrayBuffer(4 + 8 * frames.length));
+  index.setUint32(0, frames.length, true);
+  frames.forEach((f, i) => { index.setUint32(4 + 8 * i, f.length, true); index.setUint32(8 + 8 * i, f.length, true); });
+  const head = new DataView(new ArrayBuffer(8));
+  head.setUint32(0, 0x184d2a50, true);
+  head.setUint32(4, index.byteLength, true);
+  const parts = [new Uint8Array(head.buffer), new Uint8Array(index.buffer), ...frames];
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  parts.reduce((at, p) => { out.set(p, at); return at + p.length; }, 0);
+  return out;
+}
+const unpack = (frame) => frame.slice().reverse();
+
+test("the heap's zstd frames are decoded into its buffer as they arrive, whole", async () => {
+  const file = framed(BYTES, 30_000);  // 7 frames, the body in chunks of 1,000 bytes
+  let served = 0;
+  const fn = async () => new Response(new ReadableStream({
+    pull(c) {
+      if (served >= file.length) { c.close(); return; }
+      c.enqueue(file.slice(served, served + 1000));
+      served += 1000;
+    },
+  }));
+  const decodedWhen = [];
   const into = new Uint8Array(BYTES.length);
-  assert.equal(await gunzipInto(fn, "https://x/heap.gz", into), into);
+  const got = await unzstdInto(fn, "https://x/heap.zst", into, (frame) => { decodedWhen.push(served); return unpack(frame); });
+  assert.equal(got, into);
   assert.deepEqual(into, BYTES);
-  await assert.rejects(gunzipInto(fn, "https://x/short.gz", new Uint8Array(BYTES.length)), /short\.gz: 1000 of 200000 bytes/);
-  await assert.rejects(gunzipInto(fn, "https://x/heap.gz", new Uint8Array(10)), /heap\.gz: longer than 10 bytes/);
-  await assert.rejects(gunzipInto(fn, "https://x/none.gz", new Uint8Array(10)), /none\.gz: HTTP 404/);
+  assert.equal(decodedWhen.length, 7);
+  assert.ok(decodedWhen[0] < 40_000, `the first frame waited for ${decodedWhen[0]} bytes`);
+  assert.ok(decodedWhen.every((n, i) => i === 0 || n > decodedWhen[i - 1]));
+});
+
+test("a zstd file cut short, longer, of another length or without its index fails naming what is wrong", async () => {
+  const file = framed(BYTES, 30_000);
+  const { fn } = fakeFetch({
+    "https://x/heap.zst": file, "https://x/short.zst": file.slice(0, 100_000),
+    "https://x/long.zst": Uint8Array.from([...file, 1, 2, 3]), "https://x/plain.zst": BYTES,
+    "https://x/head.zst": file.slice(0, 20),
+  });
+  const into = () => new Uint8Array(BYTES.length);
+  await assert.rejects(unzstdInto(fn, "https://x/short.zst", into(), unpack), /short\.zst: cut short at 100000 bytes/);
+  await assert.rejects(unzstdInto(fn, "https://x/long.zst", into(), unpack), /long\.zst: longer than \d+ bytes/);
+  await assert.rejects(unzstdInto(fn, "https://x/heap.zst", new Uint8Array(10), unpack), /heap\.zst: holds 200000 bytes, not 10/);
+  await assert.rejects(unzstdInto(fn, "https://x/plain.zst", into(), unpack), /plain\.zst: not zstd frames with an index first/);
+  await assert.rejects(unzstdInto(fn, "https://x/head.zst", into(), unpack), /head\.zst: cut short at 20 bytes/);
+  await assert.rejects(unzstdInto(fn, "https://x/heap.zst", into(), (f) => f.slice(1)), /heap\.zst: frame 1 holds 29999 bytes, not 30000/);
+  await assert.rejects(unzstdInto(fn, "https://x/none.zst", into(), unpack), /none\.zst: HTTP 404/);
 });

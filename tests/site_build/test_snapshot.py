@@ -1,10 +1,9 @@
 """sitebuild/snapshot.py: the package bundle (written in Python, read by assets/py-snapshot.js
-in the worker and in Node), the gzip files, the imports. What the built site ships of the
+in the worker and in Node), the imports. What the built site ships of the
 snapshot is checked in tests/e2e/test_worker.py."""
 
 from __future__ import annotations
 
-import gzip
 import json
 import re
 import shutil
@@ -72,15 +71,6 @@ def test_two_wheels_installing_one_file_are_refused(tmp_path):
     b = wheel(tmp_path / "b.whl", {"x/y.py": b"2"})
     with pytest.raises(SystemExit, match="two wheels install the same file: x/y.py"):
         snapshot.write_bundle([a, b], tmp_path / "bundle.bin")
-
-
-def test_gzip_files_are_reproducible_and_replace_the_raw_file(tmp_path):
-    for name in ("one", "two"):
-        (tmp_path / name).write_bytes(b"snapshot " * 10_000)
-        snapshot.gzip_file(tmp_path / name, tmp_path / f"{name}.gz")
-        assert not (tmp_path / name).exists()
-    assert (tmp_path / "one.gz").read_bytes() == (tmp_path / "two.gz").read_bytes()  # no time stamp
-    assert gzip.decompress((tmp_path / "one.gz").read_bytes()) == b"snapshot " * 10_000
 
 
 def test_the_snapshot_imports_what_a_page_imports_before_its_own_class():

@@ -1,0 +1,61 @@
+"""sitebuild/zstd.py: the heaps' and the bundle's zstd frames. The layout the worker reads
+(assets/py-fetch.js: unzstdInto, tested in tests/js/py-fetch.test.js) is checked here against
+zstd itself: any zstd decoder reads the file whole (the index is a skippable frame), each frame
+alone gives its stretch of bytes, and the index says where each one is."""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+import zstandard
+
+from sitebuild import BuildError, zstd
+
+# A pseudo-random 20 MB with repeats in it (3 frames: 8 + 8 + 4 MB)
+DATA = (bytes(range(256)) * 4096 + struct.pack("<1000I", *range(1000)) * 300)[: 20 << 20]
+DATA = DATA + bytes(20 * 2 ** 20 - len(DATA))
+
+
+def index_of(packed: bytes) -> list[tuple[int, int]]:
+    magic, size = struct.unpack_from("<II", packed)
+    assert magic == 0x184D2A50
+    count = struct.unpack_from("<I", packed, 8)[0]
+    assert size == 4 + 8 * count
+    pairs = struct.unpack_from(f"<{2 * count}I", packed, 12)
+    return list(zip(pairs[::2], pairs[1::2]))
+
+
+def test_the_frames_hold_the_bytes_in_frames_of_at_most_8_mb_each_readable_alone():
+    packed = zstd.compress(DATA)
+    index = index_of(packed)
+    assert [raw for _, raw in index] == [8 << 20, 8 << 20, 4 << 20]
+    at = 8 + 4 + 8 * len(index)
+    for n, (size, raw) in enumerate(index):
+        frame = packed[at:at + size]
+        params = zstandard.get_frame_parameters(frame)
+        assert params.content_size == raw  # fzstd sizes its output by it
+        assert zstandard.ZstdDecompressor().decompress(frame) == DATA[n * (8 << 20):n * (8 << 20) + raw]
+        at += size
+    assert at == len(packed)
+    assert len(packed) < len(DATA) / 50
+
+
+def test_any_zstd_decoder_reads_the_whole_file_and_ours_checks_its_index():
+    packed = zstd.compress(DATA)
+    reader = zstandard.ZstdDecompressor().stream_reader(packed, read_across_frames=True)
+    assert reader.read() == DATA  # the skippable index is skipped
+    assert zstd.decompress(packed) == DATA
+    with pytest.raises(BuildError, match="bytes after the last frame"):
+        zstd.decompress(packed + b"x")
+    with pytest.raises(BuildError, match="no index first"):
+        zstd.decompress(packed[8:])
+
+
+def test_writing_replaces_the_raw_file_and_is_reproducible(tmp_path):
+    for name in ("one", "two"):
+        (tmp_path / name).write_bytes(DATA[:3_000_000])
+        zstd.write(tmp_path / name, tmp_path / f"{name}.zst")
+        assert not (tmp_path / name).exists()
+    assert (tmp_path / "one.zst").read_bytes() == (tmp_path / "two.zst").read_bytes()
+    assert zstd.decompress((tmp_path / "one.zst").read_bytes()) == DATA[:3_000_000]
