@@ -1,7 +1,7 @@
 """Offline: the service worker (assets/sw.js) with this build's id and the list of every file it
 keeps, so that after one visit the whole site works without a network.
 
-Each page's memory snapshot (about 20 MB of gzip each) is not on the list: the worker keeps
+Each page's memory snapshot (about 14 MB of zstd each) is not on the list: the worker keeps
 the heap of each page that is visited (the page asks it to), and a page whose heap it does
 not have starts Python the normal way, from the wheels it keeps."""
 
