@@ -2,8 +2,8 @@
 
 No browser decodes zstd natively, so the worker decodes it with fzstd (pins.toml [fzstd], 8 kB
 of JavaScript, shipped as assets/fzstd.js). gzip's window is 32 kB; zstd's reaches across the
-heap's repeated structures: running-sum's heap, 90.4 MB raw, is 18.4 MB as gzip -6 and 13.8 MB
-as these frames (measured on this build, level 19).
+heap's repeated structures: running-sum's heap, 90.4 MB raw, is 18.4 MB as gzip -6 and 14.4 MB
+as these frames (SEARCH below).
 
 A file is a zstd stream that any zstd reads (`zstd -d`): first a skippable frame (its magic
 0x184D2A50) holding the index, [count: u32][(packed bytes, raw bytes): u32 pair] * count, all
@@ -21,7 +21,12 @@ from sitebuild import BuildError
 from sitebuild.pins import PINS, fetch_npm
 
 FRAME = 8 << 20  # raw bytes a frame: its window, and what fzstd decodes at once
-LEVEL = 19  # 13.8 MB for running-sum's heap, 16 s; level 17: 14.3 MB, 11 s (zstandard, one core)
+# How hard zstd searches (zstandard's parameters; the window is the frame): its optimal parser
+# with short searches. Measured on running-sum's heap, one core: these 14.4 MB in 6.1 s; level
+# 19's 13.8 MB took 15 s, and the build's seven heaps at level 19 made the gate (the build
+# beside the unit tests on two cores) 108 s longer on a fresh machine; level 12: 15.2 MB, 1.8 s.
+SEARCH = {"strategy": 7,  # zstd's btopt
+           "search_log": 3, "min_match": 3, "target_length": 64, "hash_log": 20, "chain_log": 20}
 SKIPPABLE = 0x184D2A50
 DECODER = "assets/fzstd.js"
 
@@ -30,7 +35,7 @@ def compress(data: bytes) -> bytes:
     """`data` as zstd in frames (the module's docstring says how)."""
     import zstandard  # noqa: PLC0415 (build only: requirements/build.txt)
 
-    params = zstandard.ZstdCompressionParameters.from_level(LEVEL, window_log=23, write_content_size=True)
+    params = zstandard.ZstdCompressionParameters(window_log=23, write_content_size=True, **SEARCH)
     frames = [zstandard.ZstdCompressor(compression_params=params).compress(data[at:at + FRAME])
               for at in range(0, len(data), FRAME)]
     sizes = [len(frame) for frame in frames]
