@@ -137,7 +137,8 @@ def heap_name(slug: str) -> str:
 
 def _make_heap(node: str, pyodide_dir: Path, raw_bundle: Path, slug: str, ids: str) -> dict:
     """One Node run: the imports and the page `slug` made (if its ids are `ids`), the heap
-    written to pyodide/<heap_name>.bin (raw); what snapshot.js printed, or {"error": ...}."""
+    written raw, then packed into pyodide/<heap_name> (zstd frames, in this thread while the
+    other runs Node); what snapshot.js printed, or {"error": ...}."""
     from ui.worker import WORKER_ENV  # noqa: PLC0415 (Python's environment in the worker)
 
     raw_heap = pyodide_dir / heap_name(slug).removesuffix(".zst")
