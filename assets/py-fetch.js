@@ -5,8 +5,8 @@
 // with the unzipped bytes, as a stream, checked against their known length (a stream cut short
 // is an error). A host that sends the file with "Content-Encoding: gzip" has the browser unzip
 // it: then its bytes are taken as they come. The snapshot's heap and bundle, zstd in frames,
-// are decoded into their buffers (unzstdInto). Loaded by importScripts (py-worker.js, and bench/boot.py's floor);
-// in Node, by require (tests/js/py-fetch.test.js).
+// are decoded into their buffers (unzstdInto). Loaded by importScripts (py-worker.js, and
+// bench/boot.py's floor); in Node, by require (tests/js/py-fetch.test.js).
 "use strict";
 
 (function (global) {
@@ -94,11 +94,12 @@
         if (view.getUint32(0, true) !== SKIPPABLE) fail("not zstd frames with an index first");
         const size = view.getUint32(4, true);
         if (got < 8 + size) continue;
-        if (size < 4 + 8 * view.getUint32(8, true)) fail("its index is cut short");
+        const count = view.getUint32(8, true);
+        if (size < 4 + 8 * count) fail("its index is cut short");
         frames = [];
         let at = 8 + size;
         let raw = 0;
-        for (let i = 0; i < view.getUint32(8, true); i++) {
+        for (let i = 0; i < count; i++) {
           const [p, r] = [view.getUint32(12 + 8 * i, true), view.getUint32(16 + 8 * i, true)];
           frames.push([at, at + p, raw, raw + r]);
           at += p;

@@ -1,4 +1,4 @@
-"""zstd in frames: how Python's heap and the packages' bundle ship (28% less than gzip's bytes).
+"""zstd in frames: how Python's heap and the packages' bundle ship (22% less than gzip's bytes).
 
 No browser decodes zstd natively, so the worker decodes it with fzstd (pins.toml [fzstd], 8 kB
 of JavaScript, shipped as assets/fzstd.js). gzip's window is 32 kB; zstd's reaches across the

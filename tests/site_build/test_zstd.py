@@ -12,7 +12,7 @@ import zstandard
 
 from sitebuild import BuildError, zstd
 
-# A pseudo-random 20 MB with repeats in it (3 frames: 8 + 8 + 4 MB)
+# 20 MB of repeated patterns, then zeros (3 frames: 8 + 8 + 4 MB)
 DATA = (bytes(range(256)) * 4096 + struct.pack("<1000I", *range(1000)) * 300)[: 20 << 20]
 DATA = DATA + bytes(20 * 2 ** 20 - len(DATA))
 
