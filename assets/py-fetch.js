@@ -63,20 +63,52 @@
     };
   }
 
-  // The file at url, zstd in frames (sitebuild/zstd.py: an index in a skippable frame, then
-  // frames that do not depend on each other), decoded into `into` as it arrives: each frame by
+  // The frames of a file zstd in frames (sitebuild/zstd.py: an index in a skippable frame, then
+  // frames that do not depend on each other), from its first `got` bytes: [[packed start, packed
+  // end, raw start, raw end], ...], or null while the index is not all in. `fail(what)` throws.
+  const SKIPPABLE = 0x184d2a50;
+  function framesOf(packed, got, rawLength, fail) {
+    if (got < 8) return null;
+    const view = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
+    if (view.getUint32(0, true) !== SKIPPABLE) fail("not zstd frames with an index first");
+    const size = view.getUint32(4, true);
+    if (got < 8 + size) return null;
+    const count = view.getUint32(8, true);
+    if (size < 4 + 8 * count) fail("its index is cut short");
+    const frames = [];
+    let at = 8 + size;
+    let raw = 0;
+    for (let i = 0; i < count; i++) {
+      const [p, r] = [view.getUint32(12 + 8 * i, true), view.getUint32(16 + 8 * i, true)];
+      frames.push([at, at + p, raw, raw + r]);
+      at += p;
+      raw += r;
+    }
+    if (raw !== rawLength) fail(`holds ${raw} bytes, not ${rawLength}`);
+    if (got > at) fail(`longer than ${at} bytes`);
+    return frames;
+  }
+  // One frame into its place (fzstd writes into a buffer of its own 5x faster than into a given
+  // one: then copied).
+  function decodeFrame(packed, frames, i, into, decompress, fail) {
+    const [p0, p1, r0, r1] = frames[i];
+    const out = decompress(packed.subarray(p0, p1));
+    if (out.length !== r1 - r0) fail(`frame ${i + 1} holds ${out.length} bytes, not ${r1 - r0}`);
+    into.set(out, r0);
+  }
+  const failing = (name) => (what) => { throw new Error(`${name}: ${what}`); };
+
+  // The file at url, zstd in frames, decoded into `into` as it arrives: each frame by
   // `decompress(frame)` (fzstd's) once its bytes are in. The whole of it, or an error: the
   // index, each frame's length and the total are checked against `into`.
-  const SKIPPABLE = 0x184d2a50;
   async function unzstdInto(fetchFn, url, into, decompress) {
-    const name = url.split("/").pop();
-    const fail = (what) => { throw new Error(`${name}: ${what}`); };
+    const fail = failing(url.split("/").pop());
     const response = await fetchFn(url);
     if (!response.ok) fail(`HTTP ${response.status}`);
     const reader = response.body.getReader();
     let packed = new Uint8Array(1 << 16);  // until the index is read: then as long as the file
     let got = 0;
-    let frames = null;  // [[packed start, packed end, raw start, raw end], ...]
+    let frames = null;
     let next = 0;
     for (;;) {
       const { done, value } = await reader.read();
@@ -89,41 +121,61 @@
       }
       packed.set(value, got);
       got += value.length;
-      if (!frames && got >= 8) {
-        const view = new DataView(packed.buffer);
-        if (view.getUint32(0, true) !== SKIPPABLE) fail("not zstd frames with an index first");
-        const size = view.getUint32(4, true);
-        if (got < 8 + size) continue;
-        const count = view.getUint32(8, true);
-        if (size < 4 + 8 * count) fail("its index is cut short");
-        frames = [];
-        let at = 8 + size;
-        let raw = 0;
-        for (let i = 0; i < count; i++) {
-          const [p, r] = [view.getUint32(12 + 8 * i, true), view.getUint32(16 + 8 * i, true)];
-          frames.push([at, at + p, raw, raw + r]);
-          at += p;
-          raw += r;
-        }
-        if (raw !== into.length) fail(`holds ${raw} bytes, not ${into.length}`);
-        const whole = new Uint8Array(at);
-        if (got > at) fail(`longer than ${at} bytes`);
+      if (!frames) {
+        frames = framesOf(packed, got, into.length, fail);
+        if (!frames) continue;
+        const whole = new Uint8Array(frames.length ? frames[frames.length - 1][1] : got);
         whole.set(packed.subarray(0, got));
         packed = whole;
       }
-      while (frames && next < frames.length && got >= frames[next][1]) {
-        const [p0, p1, r0, r1] = frames[next++];
-        // (fzstd writes into a buffer of its own 5x faster than into a given one: then copied)
-        const out = decompress(packed.subarray(p0, p1));
-        if (out.length !== r1 - r0) fail(`frame ${next} holds ${out.length} bytes, not ${r1 - r0}`);
-        into.set(out, r0);
-      }
+      while (next < frames.length && got >= frames[next][1]) decodeFrame(packed, frames, next++, into, decompress, fail);
     }
     if (!frames || next !== frames.length) fail(`cut short at ${got} bytes`);
     return into;
   }
 
-  const api = { maybeGunzip, unzipping, unzstdInto };
+  // The same for a file all in memory, at once (`name` for its errors).
+  function unzstdWhole(packed, into, decompress, name) {
+    const fail = failing(name);
+    const frames = framesOf(packed, packed.length, into.length, fail);
+    if (!frames || (frames.length ? frames[frames.length - 1][1] : packed.length) !== packed.length) {
+      fail(`cut short at ${packed.length} bytes`);
+    }
+    frames.forEach((_, i) => decodeFrame(packed, frames, i, into, decompress, fail));
+    return into;
+  }
+
+  // The `size` bytes of the file at url (zstd in frames) for a reader that cannot wait: `load()`
+  // downloads them in the background (fetchFn), `get()` gives them at once, from that download
+  // if it is in, or else by a blocking request of its own (a worker's synchronous XHR), so that
+  // a file Python opens early is never missing. `got()`: whether they are here.
+  function lateBytes(url, size, decompress, fetchFn) {
+    let bytes = null;
+    let loading = null;
+    return {
+      got: () => bytes !== null,
+      load() {
+        loading = loading || unzstdInto(fetchFn, url, new Uint8Array(size), decompress).then((b) => {
+          if (bytes === null) bytes = b;
+          return bytes;
+        });
+        return loading;
+      },
+      get() {
+        if (bytes === null) {
+          const xhr = new XMLHttpRequest();
+          xhr.open("GET", url, false);
+          xhr.responseType = "arraybuffer";
+          xhr.send(null);
+          if (xhr.status !== 200) throw new Error(`${url.split("/").pop()}: HTTP ${xhr.status}`);
+          bytes = unzstdWhole(new Uint8Array(xhr.response), new Uint8Array(size), decompress, url.split("/").pop());
+        }
+        return bytes;
+      },
+    };
+  }
+
+  const api = { maybeGunzip, unzipping, unzstdInto, unzstdWhole, lateBytes };
   if (typeof module === "object" && module.exports) module.exports = api;
   else global.labFetch = api;
 })(globalThis);

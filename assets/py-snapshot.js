@@ -10,8 +10,11 @@
 //   to `tableBase` first, and a table already longer than that cannot restore (the caller
 //   then starts Python the normal way).
 // The bundle: [header length, u32 little-endian][header JSON: {files: [[path, bytes]],
-// dynlibs: [path, ...], dirs: [every directory the wheels install, ...]}][the files' bytes, in
-// order]; paths relative to site-packages.
+// dynlibs: [path, ...], dirs: [every directory the wheels install, ...], later: [[path, bytes]]}]
+// [the files' bytes, in order]; paths relative to site-packages. The files of `later` (none
+// where the snapshot is made) are in a file of their own, their bytes one after the other, that
+// the restore does not wait for: each is in the file system from the start, and its bytes are
+// asked for the first time it is read (lazyFile).
 "use strict";
 
 (function (global) {
@@ -27,24 +30,65 @@
       return file;
     });
     if (at !== bytes.length) throw new Error(`package bundle: ${bytes.length - at} bytes left over`);
-    return { files, dynlibs: header.dynlibs, dirs: header.dirs || [] };
+    let offset = 0;
+    const later = (header.later || []).map(([path, length]) => {
+      offset += length;
+      return [path, offset - length, length];
+    });
+    return { files, dynlibs: header.dynlibs, dirs: header.dirs || [], later, laterBytes: offset };
+  }
+
+  // A read-only file of `length` bytes at `path` whose bytes are `bytes()`'s, called the first
+  // time the file is read (Emscripten's MEMFS reads node.contents, and sizes by node.usedBytes).
+  // `bytes()` failing is an I/O error to the reader (EIO), as a disk's would be.
+  function lazyFile(FS, path, length, bytes) {
+    const at = path.lastIndexOf("/");
+    const node = FS.createFile(path.slice(0, at), path.slice(at + 1), {}, true, false);
+    let contents = null;
+    Object.defineProperty(node, "contents", {
+      configurable: true,
+      get() {
+        if (contents === null) {
+          try {
+            contents = bytes();
+          } catch (err) {
+            console.warn(`${path}: ${err && err.message || err}`);
+            throw new FS.ErrnoError(29);
+          }
+        }
+        return contents;
+      },
+      set(value) { contents = value; },
+    });
+    node.usedBytes = length;
+    return node;
   }
 
   // A preRun for Pyodide's Emscripten module. `bundle()` resolves to the bundle's bytes,
-  // `ready()` once whatever else the restore needs has arrived (the snapshot's bytes).
+  // `ready()` once whatever else the restore needs has arrived (the snapshot's bytes);
+  // `later()` gives the bytes of the bundle's later files, at once (py-fetch.js lateBytes).
   // `tableBase`: the padded table's length, or a function of the unpadded one (where the
   // snapshot is made). Sets info.table (unpadded) and info.tableBase.
-  function preRun(bundle, tableBase, ready, info) {
+  function preRun(bundle, tableBase, ready, info, later = null) {
     return async (Module) => {
       Module.addRunDependency("lab-snapshot");
       try {
-        const { files, dynlibs, dirs: allDirs } = readBundle(await bundle());
+        const { files, dynlibs, dirs: allDirs, later: laterFiles, laterBytes } = readBundle(await bundle());
         const dirs = new Set();
         for (const dir of allDirs) { Module.FS.mkdirTree(SITE + dir); dirs.add(SITE + dir); }
         for (const [path, bytes] of files) {
           const dir = (SITE + path).slice(0, (SITE + path).lastIndexOf("/"));
           if (!dirs.has(dir)) { Module.FS.mkdirTree(dir); dirs.add(dir); }
           Module.FS.writeFile(SITE + path, bytes, { canOwn: true });
+        }
+        if (laterFiles.length && !later) throw new Error("package bundle: it has later files, and nothing gives them");
+        const laterAll = () => {
+          const all = later();
+          if (all.length !== laterBytes) throw new Error(`the later files: ${all.length} bytes, not ${laterBytes}`);
+          return all;
+        };
+        for (const [path, offset, length] of laterFiles) {
+          lazyFile(Module.FS, SITE + path, length, () => laterAll().subarray(offset, offset + length));
         }
         const table = Module.wasmTable;
         info.table = table.length;
@@ -110,7 +154,7 @@
     return Object.assign(plain, extra);
   }
 
-  const api = { readBundle, preRun, wrapCreate, serialize, deserialize, plainGlobals, SITE };
+  const api = { readBundle, lazyFile, preRun, wrapCreate, serialize, deserialize, plainGlobals, SITE };
   if (typeof module === "object" && module.exports) module.exports = api;
   else global.labSnapshot = api;
 })(globalThis);

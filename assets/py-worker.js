@@ -137,6 +137,8 @@ async function start(config) {
     return failed(/Failed to fetch|NetworkError|Load failed|404/.test(text) || counted.failed ? "download" : "start", text);
   }
   for (const message of early.splice(0)) handle(message);
+  // the packages' files the restore did not need, now that the page is live (py-snapshot.js)
+  if (downloads && downloads.later) downloads.later.load().then(() => mark("later"), (err) => post(names.log, { level: "warn", text: String(err && err.message || err) }));
 }
 
 // Every file the restore needs, downloading at once: the heap and the packages' bundle decoded
@@ -156,7 +158,9 @@ function downloadEarly(config) {
   const heap = new Uint8Array(snap.heap_bytes);  // Pyodide sizes the memory by it at once
   const inflate = (name, into) => labFetch.unzstdInto(self.fetch, config.base + snap[name], into, self.fzstd.decompress)
     .then((b) => { mark(name); return b; });
-  return { wasm, heap, heapDone: inflate("heap", heap), bundle: inflate("bundle", new Uint8Array(snap.bundle_bytes)) };
+  // (after live: not counted in the start's progress)
+  const later = snap.later ? labFetch.lateBytes(config.base + snap.later, snap.later_bytes, self.fzstd.decompress, realFetch) : null;
+  return { wasm, heap, heapDone: inflate("heap", heap), bundle: inflate("bundle", new Uint8Array(snap.bundle_bytes)), later };
 }
 function instantiateEarly(wasm) {
   return (own) => (imports, done) => {
@@ -169,7 +173,7 @@ function instantiateEarly(wasm) {
   };
 }
 
-async function restore(config, { wasm, heap, heapDone, bundle }) {
+async function restore(config, { wasm, heap, heapDone, bundle, later }) {
   const snap = config.snapshot;
   // Either file missing or broken fails the start at once, not once Pyodide reads it.
   const broken = Promise.all([heapDone, bundle]).then(() => new Promise(() => {}));
@@ -177,7 +181,7 @@ async function restore(config, { wasm, heap, heapDone, bundle }) {
   // the packages' files and numpy's modules are made while the heap downloads (live came
   // 0.2-0.3 s sooner; the first plot, on the page's own thread, was no later).
   const info = {};
-  labSnapshot.wrapCreate(() => labSnapshot.preRun(() => bundle, snap.table_base, () => heapDone, info),
+  labSnapshot.wrapCreate(() => labSnapshot.preRun(() => bundle, snap.table_base, () => heapDone, info, later && later.get),
     wasm && instantiateEarly(wasm));
   const pyodide = await Promise.race([broken, loadPyodide({
     indexURL: config.indexURL, env: config.env, _loadSnapshot: heap,

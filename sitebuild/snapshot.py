@@ -30,6 +30,12 @@ from sitebuild.bytecode import find_node
 from sitebuild.wheels import resolve
 
 BUNDLE = "lab-packages.bin.zst"
+# The bundle's files the restore does not open (every one but numpy's compiled modules and the
+# packages' metadata, which Pyodide reads as it starts): shipped apart, fetched once the page is
+# live, and read from the start through a blocking request if Python opens one before
+# (assets/py-snapshot.js lazyFile). Measured on this build: 8.7 of 16.7 MB raw, 2.0 of 3.6 MB zstd;
+# no page opened one on its way to live, nor in a session of settings changed.
+LATER = "lab-packages-later.bin.zst"
 HEAP_PREFIX = "lab-snapshot"  # each page's heap: lab-snapshot-<slug>.bin.zst (heap_name)
 # Entries added to the function table's length in Node before numpy's modules load: Chromium's
 # table holds one entry more than Node's there (measured); a browser whose table is longer than
@@ -109,10 +115,19 @@ def opened_after_restore(path: str, imported: frozenset[str]) -> bool:
     return path not in imported and not path.endswith(NEVER_OPENED) and not path.split("/")[0].endswith(".data")
 
 
-def write_bundle(wheels: list[Path], dest: Path, imported: frozenset[str] = frozenset()) -> dict:
+def needed_to_restore(path: str) -> bool:
+    """Whether the restore opens this file of a wheel: numpy's compiled modules (loaded before
+    it) and the packages' metadata (read by Pyodide as it starts)."""
+    return path.endswith(".so") or ".dist-info/" in path
+
+
+def write_bundle(wheels: list[Path], dest: Path, imported: frozenset[str] = frozenset(),
+                 later: Path | None = None) -> dict:
     """One file holding every file the wheels install (site-packages) that the restored Python
     may open (`opened_after_restore`), and every directory; numpy's compiled modules listed in
-    the order they load; its format is in assets/py-snapshot.js."""
+    the order they load; its format is in assets/py-snapshot.js. With `later`: the files the
+    restore does not open (`needed_to_restore`) are listed in it and written to `later`, their
+    bytes one after the other."""
     files: list[tuple[str, bytes]] = []
     for wheel in wheels:
         with zipfile.ZipFile(wheel) as z:
@@ -124,10 +139,17 @@ def write_bundle(wheels: list[Path], dest: Path, imported: frozenset[str] = froz
     dirs = sorted({p.rsplit("/", 1)[0] for p in paths if "/" in p and not p.split("/")[0].endswith(".data")})
     files = [(p, b) for p, b in files if opened_after_restore(p, imported)]
     dynlibs = sorted(p for p, _ in files if p.endswith(".so"))
-    header = json.dumps({"files": [[p, len(b)] for p, b in files], "dynlibs": dynlibs, "dirs": dirs}).encode()
-    raw = struct.pack("<I", len(header)) + header + b"".join(b for _, b in files)
+    lazy = [(p, b) for p, b in files if later is not None and not needed_to_restore(p)]
+    now = [(p, b) for p, b in files if later is None or needed_to_restore(p)]
+    head = {"files": [[p, len(b)] for p, b in now], "dynlibs": dynlibs, "dirs": dirs}
+    if later is not None:
+        head["later"] = [[p, len(b)] for p, b in lazy]
+        later.write_bytes(b"".join(b for _, b in lazy))
+    header = json.dumps(head).encode()
+    raw = struct.pack("<I", len(header)) + header + b"".join(b for _, b in now)
     dest.write_bytes(raw)
-    return {"files": len(files), "dynlibs": len(dynlibs), "bytes": len(raw), "left_out": len(paths) - len(files)}
+    return {"files": len(files), "dynlibs": len(dynlibs), "bytes": len(raw), "left_out": len(paths) - len(files),
+            "later_files": len(lazy), "later_bytes": sum(len(b) for _, b in lazy)}
 
 
 def heap_name(slug: str) -> str:
@@ -197,8 +219,10 @@ def make_snapshot(out: Path, lock: dict, packages: list[str], ahead: dict[str, d
     # Every heap holds the imported modules: the bundle the worker restores with leaves out
     # the files of those imported in all of them.
     imported = frozenset.intersection(*(frozenset(m["imported"]) for m in made.values()))
-    bundle = write_bundle(wheels, raw_bundle, imported)
+    raw_later = pyodide_dir / LATER.removesuffix(".zst")
+    bundle = write_bundle(wheels, raw_bundle, imported, raw_later)
     zstd.write(raw_bundle, pyodide_dir / BUNDLE)
+    zstd.write(raw_later, pyodide_dir / LATER)
     heaps = {}
     for slug, m in made.items():
         heaps[slug] = {"heap": f"pyodide/{heap_name(slug)}", "heap_bytes": m["bytes"],
@@ -208,6 +232,8 @@ def make_snapshot(out: Path, lock: dict, packages: list[str], ahead: dict[str, d
     info = {
         "bundle": f"pyodide/{BUNDLE}", "bundle_bytes": bundle["bytes"],
         "bundle_zstd_bytes": (pyodide_dir / BUNDLE).stat().st_size, "bundle_sha256": sha256(pyodide_dir / BUNDLE),
+        "later": f"pyodide/{LATER}", "later_bytes": bundle["later_bytes"],
+        "later_zstd_bytes": (pyodide_dir / LATER).stat().st_size, "later_sha256": sha256(pyodide_dir / LATER),
         "table_base": first["tableBase"], "node_table": first["table"],
         "files": bundle["files"], "dynlibs": bundle["dynlibs"], "heaps": heaps,
     }
@@ -215,7 +241,8 @@ def make_snapshot(out: Path, lock: dict, packages: list[str], ahead: dict[str, d
     log(f"snapshot: one heap a page, {first['bytes'] / 1e6:.1f} MB ({packed[0]:.1f}-{packed[-1]:.1f} MB zstd), "
         f"its page made in it: {sum(h['premade'] for h in heaps.values())} of {len(heaps)}; "
         f"packages {bundle['bytes'] / 1e6:.1f} MB ({info['bundle_zstd_bytes'] / 1e6:.1f} MB zstd, "
-        f"{bundle['files']} files, {bundle['left_out']} left out), table base {first['tableBase']}, "
+        f"{bundle['files']} files, {bundle['left_out']} left out; of them {bundle['later_files']} later, "
+        f"{bundle['later_bytes'] / 1e6:.1f} MB, {info['later_zstd_bytes'] / 1e6:.1f} MB zstd), table base {first['tableBase']}, "
         f"made with Node {node[1]} in {time.monotonic() - started:.1f} s")
     return info
 

@@ -120,6 +120,47 @@ def test_the_worker_script_missing_is_said_and_try_again_starts_it(context, serv
     assert page.evaluate("window.lab.py.run('1 + 1')") == "2"
 
 
+LATER = "**/pyodide/lab-packages-later.bin.zst"
+RUN_JS = "(code) => window.lab.py.run(code).then((v) => v, (e) => `error: ${e && e.message || e}`)"
+
+
+def test_the_files_the_restore_never_opens_come_after_live_and_at_once_when_opened_first(context, server):
+    """The packages' files the restore does not open ship apart (sitebuild/snapshot.py LATER):
+    asked for once the page is live, not before; a file Python opens before they are in is
+    there all the same (a blocking request of its own); a request that fails is an import error
+    in Python, which the next read tries again, and the page stays live."""
+    page = context.new_page()
+    visit = watch(page)
+    asked = []
+    page.on("request", lambda r: asked.append(r.url.rsplit("/", 1)[-1]))
+    requests = []  # the background download held; the first blocking request fails, the next comes
+
+    def later(route):
+        requests.append(route)
+        if len(requests) == 2:
+            route.fulfill(status=503, body="busy")
+        elif len(requests) > 2:
+            route.continue_()
+    page.route(LATER, later)
+    warnings = []
+    page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
+    page.goto(f"{server.url}running-sum.html")
+    wait_live(page)
+    assert page.evaluate("window.lab.timings.snapshot") is True
+    page.wait_for_function("window.lab.state.live")
+    assert len(requests) == 1, "the later files were not asked for once live"
+    assert asked.index("lab-packages-later.bin.zst") > asked.index("lab-packages.bin.zst")
+    # the module is in no heap (numpy's f2py): its files are later files
+    failed = page.evaluate(RUN_JS, "import numpy.f2py.symbolic")
+    assert failed.startswith("error:") and "OSError: [Errno 29] I/O error" in failed, failed
+    # the console names the file read and why it could not be
+    assert any("site-packages/numpy/f2py/" in w and "lab-packages-later.bin.zst: HTTP 503" in w for w in warnings), warnings
+    assert page.evaluate(RUN_JS, "import numpy.f2py.symbolic as s; s.__name__") == "numpy.f2py.symbolic"
+    assert len(requests) == 3
+    assert page.evaluate("window.lab.state.live") is True and page.locator("#lab-error").is_hidden()
+    assert [p for p in visit.problems() if "later" not in p] == []
+
+
 def test_steps_paint_while_the_worker_computes_and_the_last_setting_wins(context, server):
     visit = open_page(context, f"{server.url}running-sum.html")
     page = visit.page
@@ -150,6 +191,10 @@ def test_the_built_site_ships_the_snapshot_it_describes(site):
     assert bundle.stat().st_size == info["bundle_zstd_bytes"]
     assert hashlib.sha256(bundle.read_bytes()).hexdigest() == info["bundle_sha256"]
     assert len(zstd.decompress(bundle.read_bytes())) == info["bundle_bytes"]  # and its frames' index
+    later = site / info["later"]  # the files the restore does not open (py-snapshot.js lazyFile)
+    assert info["later"] == "pyodide/lab-packages-later.bin.zst" and later.stat().st_size == info["later_zstd_bytes"]
+    assert hashlib.sha256(later.read_bytes()).hexdigest() == info["later_sha256"]
+    assert len(zstd.decompress(later.read_bytes())) == info["later_bytes"] > info["bundle_bytes"] // 2
     assert info["table_base"] == info["node_table"] + TABLE_MARGIN
     assert info["dynlibs"] == 19  # numpy 2.0.2's compiled modules
     # one heap a page, each with its page made in it, its document the one embedded (its ids:

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { gzipSync } from "node:zlib";
 
-const { maybeGunzip, unzipping, unzstdInto } = createRequire(import.meta.url)("../../assets/py-fetch.js");
+const { maybeGunzip, unzipping, unzstdInto, unzstdWhole, lateBytes } = createRequire(import.meta.url)("../../assets/py-fetch.js");
 
 let seed = 12345;  // a pseudo-random 200 kB: gzip cannot shrink it much, so a cut is a cut
 const BYTES = new Uint8Array(200_000).map(() => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed >> 23; });
@@ -122,4 +122,65 @@ test("a zstd file cut short, longer, of another length or without its index fail
   await assert.rejects(unzstdInto(fn, "https://x/head.zst", into(), unpack), /head\.zst: cut short at 20 bytes/);
   await assert.rejects(unzstdInto(fn, "https://x/heap.zst", into(), (f) => f.slice(1)), /heap\.zst: frame 1 holds 29999 bytes, not 30000/);
   await assert.rejects(unzstdInto(fn, "https://x/none.zst", into(), unpack), /none\.zst: HTTP 404/);
+});
+
+test("a zstd file in memory is decoded at once, with the same checks", () => {
+  const file = framed(BYTES, 30_000);
+  const into = new Uint8Array(BYTES.length);
+  assert.equal(unzstdWhole(file, into, unpack, "later.zst"), into);
+  assert.deepEqual(into, BYTES);
+  assert.throws(() => unzstdWhole(file.slice(0, 100_000), new Uint8Array(BYTES.length), unpack, "later.zst"),
+    /later\.zst: cut short at 100000 bytes/);
+  assert.throws(() => unzstdWhole(Uint8Array.from([...file, 1]), new Uint8Array(BYTES.length), unpack, "later.zst"),
+    /later\.zst: longer than \d+ bytes/);
+  assert.throws(() => unzstdWhole(file, new Uint8Array(7), unpack, "later.zst"), /later\.zst: holds 200000 bytes, not 7/);
+  assert.throws(() => unzstdWhole(BYTES, new Uint8Array(BYTES.length), unpack, "later.zst"), /not zstd frames/);
+});
+
+// A worker's synchronous XMLHttpRequest, over a map of url -> bytes, that records what was asked.
+function fakeXHR(files, asked) {
+  return class {
+    open(method, url, async) { Object.assign(this, { method, url, async }); }
+    send() {
+      assert.equal(this.async, false);
+      assert.equal(this.responseType, "arraybuffer");
+      asked.push(this.url);
+      const bytes = files[this.url];
+      this.status = bytes ? 200 : 404;
+      this.response = bytes ? bytes.slice().buffer : null;
+    }
+  };
+}
+
+test("bytes wanted before their download is in are fetched at once, then the download's are given", async () => {
+  const file = framed(BYTES, 30_000);
+  const { fn, asked } = fakeFetch({ "https://x/later.zst": file });
+  const xhrAsked = [];
+  globalThis.XMLHttpRequest = fakeXHR({ "https://x/later.zst": file }, xhrAsked);
+  try {
+    // wanted first: one blocking request, and the same bytes every time after
+    const early = lateBytes("https://x/later.zst", BYTES.length, unpack, fn);
+    assert.equal(early.got(), false);
+    const got = early.get();
+    assert.deepEqual(got, BYTES);
+    assert.equal(early.get(), got);
+    assert.deepEqual([xhrAsked, asked], [["https://x/later.zst"], []]);
+    assert.equal(await early.load(), got);  // a later download does not change them
+    // downloaded first: no blocking request, and load() asks once however often it is called
+    xhrAsked.length = 0;
+    asked.length = 0;
+    const late = lateBytes("https://x/later.zst", BYTES.length, unpack, fn);
+    const [a, b] = await Promise.all([late.load(), late.load()]);
+    assert.equal(a, b);
+    assert.deepEqual(a, BYTES);
+    assert.equal(late.got(), true);
+    assert.equal(late.get(), a);
+    assert.deepEqual([xhrAsked, asked], [[], ["https://x/later.zst"]]);
+    // missing: both ways say which file and why
+    const gone = lateBytes("https://x/gone.zst", BYTES.length, unpack, fn);
+    assert.throws(() => gone.get(), /gone\.zst: HTTP 404/);
+    await assert.rejects(gone.load(), /gone\.zst: HTTP 404/);
+  } finally {
+    delete globalThis.XMLHttpRequest;
+  }
 });

@@ -18,9 +18,16 @@ NODE = shutil.which("node") or shutil.which("nodejs")
 READER = """
 const snap = require(process.argv[1]);
 const bytes = require("fs").readFileSync(process.argv[2]);
-const { files, dynlibs, dirs } = snap.readBundle(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length));
-console.log(JSON.stringify({ files: files.map(([p, b]) => [p, Buffer.from(b).toString("latin1")]), dynlibs, dirs }));
+const { files, dynlibs, dirs, later, laterBytes } = snap.readBundle(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length));
+console.log(JSON.stringify({ files: files.map(([p, b]) => [p, Buffer.from(b).toString("latin1")]), dynlibs, dirs, later, laterBytes }));
 """
+
+
+def read_bundle(path) -> dict:
+    """The bundle as assets/py-snapshot.js reads it, in Node."""
+    read = subprocess.run([NODE, "-e", READER, str(ROOT / "assets" / "py-snapshot.js"), str(path)],
+                          capture_output=True, text=True, check=True)
+    return json.loads(read.stdout)
 
 
 def wheel(path, members: dict[str, bytes]):
@@ -36,10 +43,10 @@ def test_the_bundle_python_writes_is_what_the_worker_reads(tmp_path):
                                                 "a-1.dist-info/METADATA": b"Name: a\n"})
     b = wheel(tmp_path / "b-1-py3-none-any.whl", {"b/z.so": b"\x00asm\x02", "b/data/t.json": b'{"k": [1, 2]}'})
     info = snapshot.write_bundle([a, b], tmp_path / "bundle.bin")
-    assert info == {"files": 5, "dynlibs": 2, "bytes": (tmp_path / "bundle.bin").stat().st_size, "left_out": 0}
-    read = subprocess.run([NODE, "-e", READER, str(ROOT / "assets" / "py-snapshot.js"), str(tmp_path / "bundle.bin")],
-                          capture_output=True, text=True, check=True)
-    got = json.loads(read.stdout)
+    assert info == {"files": 5, "dynlibs": 2, "bytes": (tmp_path / "bundle.bin").stat().st_size, "left_out": 0,
+                    "later_files": 0, "later_bytes": 0}
+    got = read_bundle(tmp_path / "bundle.bin")
+    assert (got["later"], got["laterBytes"]) == ([], 0)  # where the snapshot is made: every file at once
     assert dict(got["files"]) == {"a/__init__.py": "x = 1\n", "a/_c.so": "\x00asm\x01",
                                   "a-1.dist-info/METADATA": "Name: a\n", "b/z.so": "\x00asm\x02",
                                   "b/data/t.json": '{"k": [1, 2]}'}
@@ -58,12 +65,28 @@ def test_the_bundle_leaves_out_what_the_restored_python_never_opens(tmp_path):
     imported = frozenset({"a/__init__.pyc", "a/core/only.pyc", "a/core/_m.so"})
     info = snapshot.write_bundle([a], tmp_path / "bundle.bin", imported)
     assert (info["files"], info["left_out"]) == (4, 6)
-    read = subprocess.run([NODE, "-e", READER, str(ROOT / "assets" / "py-snapshot.js"), str(tmp_path / "bundle.bin")],
-                          capture_output=True, text=True, check=True)
-    got = json.loads(read.stdout)
+    got = read_bundle(tmp_path / "bundle.bin")
     assert sorted(p for p, _ in got["files"]) == ["a-1.dist-info/METADATA", "a/core/_m.so", "a/lazy.pyc", "a/t/page.html"]
     assert got["dynlibs"] == ["a/core/_m.so"]  # an imported compiled module still loads before the restore
     assert got["dirs"] == ["a", "a-1.dist-info", "a/core", "a/inc", "a/src", "a/t"]  # a .data copy is not installed
+
+
+@pytest.mark.skipif(NODE is None, reason="needs Node.js (make build installs it)")
+def test_the_files_the_restore_does_not_open_go_to_the_later_file_in_order(tmp_path):
+    """With a later file: numpy's compiled modules and the packages' metadata stay in the
+    bundle (the restore opens them); every other file is listed in the bundle's header, with
+    its length, and its bytes are in the later file, one after the other, in that order."""
+    a = wheel(tmp_path / "a-1-py3-none-any.whl", {
+        "a/__init__.pyc": b"imported", "a/lazy.pyc": b"LAZY", "a/core/_m.so": b"\x00asm",
+        "a/t/page.html": b"<p>hi</p>", "a-1.dist-info/METADATA": b"Name: a\n", "a-1.dist-info/RECORD": b"r"})
+    info = snapshot.write_bundle([a], tmp_path / "bundle.bin", frozenset({"a/__init__.pyc"}), tmp_path / "later.bin")
+    assert (info["files"], info["left_out"], info["later_files"], info["later_bytes"]) == (5, 1, 2, 13)
+    got = read_bundle(tmp_path / "bundle.bin")
+    assert sorted(p for p, _ in got["files"]) == ["a-1.dist-info/METADATA", "a-1.dist-info/RECORD", "a/core/_m.so"]
+    assert got["later"] == [["a/lazy.pyc", 0, 4], ["a/t/page.html", 4, 9]]  # [path, offset, length]
+    assert got["laterBytes"] == 13 and (tmp_path / "later.bin").read_bytes() == b"LAZY<p>hi</p>"
+    assert got["dynlibs"] == ["a/core/_m.so"]
+    assert "a/t" in got["dirs"]  # a later file's directory is made with the others
 
 
 def test_two_wheels_installing_one_file_are_refused(tmp_path):
