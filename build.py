@@ -65,7 +65,7 @@ def main() -> None:
     packages = pins.PINS["browser_stack"]["packages"]
     ahead = pages.prerender_pages(args.only)                         # each default run, in CPython
     saved = snapshot.make_snapshot(out, lock, packages, ahead)       # Python's memory: imports, pages
-    runtime.gzip_runtime(out, sources)                               # after the snapshot: it reads them
+    runtime.pack_runtime(out, sources)                               # after the snapshot: it reads them
 
     build_id = buildinfo.compute_build_id(out)                       # names the pages and the cache
     sizes = pages.download_sizes(out, lock, packages)

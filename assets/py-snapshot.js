@@ -64,6 +64,17 @@
     return node;
   }
 
+  // Pyodide's write of `path` (its standard library, from the bytes it fetched) makes a lazyFile
+  // of `length` bytes instead, whose bytes are `bytes()`'s: for Pyodide's fsInit.
+  function writeLazily(FS, path, length, bytes) {
+    const write = FS.writeFile;
+    FS.writeFile = function (at, ...rest) {
+      if (at !== path) return write.call(this, at, ...rest);
+      FS.writeFile = write;
+      lazyFile(FS, path, length, bytes);
+    };
+  }
+
   // A preRun for Pyodide's Emscripten module. `bundle()` resolves to the bundle's bytes,
   // `ready()` once whatever else the restore needs has arrived (the snapshot's bytes);
   // `later()` gives the bytes of the bundle's later files, at once (py-fetch.js lateBytes).
@@ -154,7 +165,7 @@
     return Object.assign(plain, extra);
   }
 
-  const api = { readBundle, lazyFile, preRun, wrapCreate, serialize, deserialize, plainGlobals, SITE };
+  const api = { readBundle, lazyFile, writeLazily, preRun, wrapCreate, serialize, deserialize, plainGlobals, SITE };
   if (typeof module === "object" && module.exports) module.exports = api;
   else global.labSnapshot = api;
 })(globalThis);

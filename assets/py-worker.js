@@ -44,7 +44,7 @@ async function counting(input, init) {
   } catch (err) {  // a missing file under an integrity check rejects here, not with a 404
     if (url.includes("/pyodide/") && !counted.failed) counted.failed = url.split("/").pop();
     // Pyodide's loader may not reject when its runtime cannot be fetched (it waits for ever)
-    if (/(\.wasm|\.asm\.js|python_stdlib\.zip)(\.gz)?$/.test(url)) failed("download", String(err));
+    if (/(\.wasm|\.asm\.js|python_stdlib\.zip)(\.zst)?$/.test(url)) failed("download", String(err));
     throw err;
   }
   if (!response.ok) {
@@ -52,18 +52,16 @@ async function counting(input, init) {
     return response;
   }
   if (!response.body || !url.includes("/pyodide/")) return response;
-  const isWheel = /\.(whl|zip)$/.test(url) && !url.endsWith("python_stdlib.zip");
+  const isWheel = /\.whl$/.test(url);
   const reader = response.body.getReader();
   const stream = new ReadableStream({
     async pull(controller) {
       const { done, value } = await reader.read();
       if (done) {
         if (isWheel) { counted.wheelFiles += 1; progress(true); }
-        controller.close();
-        return;
+        return controller.close();
       }
-      if (isWheel) counted.wheels += value.byteLength;
-      else counted.core += value.byteLength;
+      counted[isWheel ? "wheels" : "core"] += value.byteLength;
       progress(false);
       controller.enqueue(value);
     },
@@ -72,7 +70,7 @@ async function counting(input, init) {
   return new Response(stream, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 // Pyodide's fetches: a download started early (restore) is handed over once; the runtime's
-// gzipped files are unzipped (py-fetch.js, from start() on); every byte is counted as it comes.
+// packed files are decoded (py-fetch.js, from start() on); every byte is counted as it comes.
 let unzip = counting;
 self.fetch = (input, init) => {
   const url = String(input instanceof Request ? input.url : input);
@@ -93,22 +91,18 @@ function failed(kind, detail) {
 // Bokeh, Panel, sim and ui imported), the normal way otherwise, or if it cannot be restored.
 async function start(config) {
   try {
-    // small: the runtime's gzipped files (config.gzipped); the snapshot's zstd decoder (8 kB)
-    importScripts(config.fetchScript, ...(config.snapshot ? [config.zstdScript] : []));
-  } catch (err) {
-    return failed("scripts", err);
-  }
-  unzip = labFetch.unzipping(counting, () => config.gzipped || {}, (file, err) => {  // cut short, or corrupt
+    // small: the runtime's packed files (config.packed), and their zstd decoder (8 kB)
+    importScripts(config.fetchScript, config.zstdScript);
+  } catch (err) { return failed("scripts", err); }
+  unzip = labFetch.unzipping(counting, () => config.packed || {}, (file, err) => {  // cut short, or corrupt
     counted.failed = counted.failed || file;
     failed("download", `${file}: ${err}`);
-  });
+  }, self.fzstd.decompress);
   // The snapshot's downloads start before the two scripts' (about 0.1 s, one after the other).
   const downloads = config.snapshot ? downloadEarly(config) : null;
   try {
     importScripts(config.pyodideScript, config.snapshotScript);
-  } catch (err) {
-    return failed("scripts", err);
-  }
+  } catch (err) { return failed("scripts", err); }
   let pyodide = null;
   try {
     if (config.snapshot) {
@@ -137,17 +131,22 @@ async function start(config) {
     return failed(/Failed to fetch|NetworkError|Load failed|404/.test(text) || counted.failed ? "download" : "start", text);
   }
   for (const message of early.splice(0)) handle(message);
-  // the packages' files the restore did not need, now that the page is live (py-snapshot.js)
-  if (downloads && downloads.later) downloads.later.load().then(() => mark("later"), (err) => post(names.log, { level: "warn", text: String(err && err.message || err) }));
+  // the files the restore did not need (the standard library, the packages' later files), now
+  const warn = (err) => post(names.log, { level: "warn", text: String(err && err.message || err) });
+  for (const [name, late] of Object.entries((downloads && downloads.late) || {})) late.load().then(() => mark(name), warn);
 }
 
 // Every file the restore needs, downloading at once: the heap and the packages' bundle decoded
 // as they arrive (zstd), the runtime's wasm compiled as it arrives (offline-pyodide.md) with a copy
-// standing by for Pyodide's own fetch, the standard library and the lock file kept for it.
+// standing by for Pyodide's own fetch, the lock file kept for it. Its fetch of the standard library
+// is given nothing: the file is there all the same (restore's fsInit), and `late` (not counted in
+// the start's progress) fetches it, and the packages' later files, once the page is live, or at
+// once if Python reads them before.
 function downloadEarly(config) {
   const snap = config.snapshot;
   const at = (path) => new URL(path, config.indexURL).href;
-  for (const file of ["python_stdlib.zip", "pyodide-lock.json"]) fetchedEarly.set(at(file), fetch(at(file)));
+  fetchedEarly.set(at("pyodide-lock.json"), fetch(at("pyodide-lock.json")));
+  fetchedEarly.set(at("python_stdlib.zip"), Promise.resolve(new Response(new Uint8Array(0))));
   let wasm = null;
   if (typeof WebAssembly.compileStreaming === "function") {
     const got = fetch(at("pyodide.asm.wasm")).then((r) => [r, r.clone()]);
@@ -158,9 +157,10 @@ function downloadEarly(config) {
   const heap = new Uint8Array(snap.heap_bytes);  // Pyodide sizes the memory by it at once
   const inflate = (name, into) => labFetch.unzstdInto(self.fetch, config.base + snap[name], into, self.fzstd.decompress)
     .then((b) => { mark(name); return b; });
-  // (after live: not counted in the start's progress)
-  const later = snap.later ? labFetch.lateBytes(config.base + snap.later, snap.later_bytes, self.fzstd.decompress, realFetch) : null;
-  return { wasm, heap, heapDone: inflate("heap", heap), bundle: inflate("bundle", new Uint8Array(snap.bundle_bytes)), later };
+  const late = (url, size) => labFetch.lateBytes(url, size, self.fzstd.decompress, realFetch);
+  return { wasm, heap, heapDone: inflate("heap", heap), bundle: inflate("bundle", new Uint8Array(snap.bundle_bytes)),
+    late: { stdlib: late(at("python_stdlib.zip.zst"), config.packed["python_stdlib.zip"]),
+      ...(snap.later ? { later: late(config.base + snap.later, snap.later_bytes) } : {}) } };
 }
 function instantiateEarly(wasm) {
   return (own) => (imports, done) => {
@@ -173,7 +173,7 @@ function instantiateEarly(wasm) {
   };
 }
 
-async function restore(config, { wasm, heap, heapDone, bundle, later }) {
+async function restore(config, { wasm, heap, heapDone, bundle, late: { stdlib, later } }) {
   const snap = config.snapshot;
   // Either file missing or broken fails the start at once, not once Pyodide reads it.
   const broken = Promise.all([heapDone, bundle]).then(() => new Promise(() => {}));
@@ -186,6 +186,7 @@ async function restore(config, { wasm, heap, heapDone, bundle, later }) {
   const pyodide = await Promise.race([broken, loadPyodide({
     indexURL: config.indexURL, env: config.env, _loadSnapshot: heap,
     jsglobals: labSnapshot.plainGlobals(), _snapshotDeserializer: labSnapshot.deserialize,
+    fsInit: (FS) => labSnapshot.writeLazily(FS, "/lib/python312.zip", config.packed["python_stdlib.zip"], stdlib.get),
     stdout: () => {}, stderr: (line) => console.debug(line),
   })]);
   if (info.error) throw info.error;

@@ -45,8 +45,8 @@ export function ownConfig({ addRow, config }) {
         }
       };
       worker.postMessage({ type: names.start, names, config: {
-        fetchScript: at("assets/py-fetch.js"), pyodideScript: at("pyodide/pyodide.js"), indexURL: at("pyodide/"),
-        wheelURL: at(`pyodide/${config.wheel}`), packages: config.packages, gzipped: config.gzipped,
+        fetchScript: at("assets/py-fetch.js"), zstdScript: at("assets/fzstd.js"), pyodideScript: at("pyodide/pyodide.js"), indexURL: at("pyodide/"),
+        wheelURL: at(`pyodide/${config.wheel}`), packages: config.packages, packed: config.packed,
         module: config.module, function: config.function,
       } });
     });

@@ -17,10 +17,11 @@ const text = (err) => String((err && err.message) || err).trim().split("\n").fil
 
 async function start(config) {
   try {
-    importScripts(config.fetchScript);  // the runtime's gzipped standard library, unzipped as it comes
-    self.fetch = labFetch.unzipping(self.fetch.bind(self), () => config.gzipped, (file, err) => {
+    // the runtime's standard library as zstd frames, and their decoder
+    importScripts(config.fetchScript, config.zstdScript);
+    self.fetch = labFetch.unzipping(self.fetch.bind(self), () => config.packed, (file, err) => {
       post(names.failed, { message: `${file} arrived cut short or corrupt (${text(err)})` });
-    });
+    }, self.fzstd.decompress);
     importScripts(config.pyodideScript);
     const pyodide = await loadPyodide({ indexURL: config.indexURL, env: { HOME: "/home/pyodide" },
       stdout: () => {}, stderr: (line) => console.debug(line) });

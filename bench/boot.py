@@ -35,7 +35,7 @@ the least the page's could be on this machine; its "all cpu" is what the worker'
 so the page's row minus it is what drawing the page costs the start.
 
 The floor is a bare worker of the same site that starts Pyodide and imports numpy (the pages
-run their Python in a worker too), fetching the runtime's gzipped files as the pages do
+run their Python in a worker too), fetching the runtime's packed files as the pages do
 (assets/py-fetch.js).
 """
 
@@ -56,7 +56,7 @@ SITE = ROOT / "dist" / "site"
 sys.path.insert(0, str(ROOT))
 
 from bench import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from sitebuild.runtime import gzipped_sizes  # noqa: E402
+from sitebuild.runtime import packed_sizes  # noqa: E402
 
 FLOOR_NAME = "bench-floor.html"
 FLOOR_SCRIPT = "bench-floor.js"  # a file, as the site's policy allows no inline script
@@ -82,9 +82,9 @@ FLOOR_WORKER = "bench-floor-worker.js"
 FLOOR_WORKER_JS = """
 "use strict";
 const at = (name) => postMessage({ at: name, time: performance.timeOrigin + performance.now() });
-// the site ships the standard library gzipped: unzipped as the pages' worker does
-importScripts("assets/py-fetch.js", "pyodide/pyodide.js");
-self.fetch = labFetch.unzipping(self.fetch.bind(self), () => (__GZIPPED__));
+// the site ships the standard library as zstd frames: decoded as the pages' worker does
+importScripts("assets/py-fetch.js", "assets/fzstd.js", "pyodide/pyodide.js");
+self.fetch = labFetch.unzipping(self.fetch.bind(self), () => (__PACKED__), () => {}, self.fzstd.decompress);
 (async () => {
   const pyodide = await loadPyodide({ indexURL: new URL("pyodide/", location.href).href });
   at("pyodide");
@@ -300,7 +300,7 @@ def main() -> None:
     floor_file = SITE / FLOOR_NAME
     floor_file.write_text(FLOOR_PAGE)
     (SITE / FLOOR_SCRIPT).write_text(FLOOR_JS)
-    (SITE / FLOOR_WORKER).write_text(FLOOR_WORKER_JS.replace("__GZIPPED__", json.dumps(gzipped_sizes(SITE))))
+    (SITE / FLOOR_WORKER).write_text(FLOOR_WORKER_JS.replace("__PACKED__", json.dumps(packed_sizes(SITE))))
     alone = [SITE / f"bench-alone-{p.slug}.html" for p in pages] if args.alone else []
     if alone:
         (SITE / ALONE_SCRIPT).write_text(ALONE_JS)

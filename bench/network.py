@@ -395,11 +395,11 @@ def main() -> None:
         parse_profile(p)
     from playwright.sync_api import sync_playwright  # noqa: PLC0415
 
-    from sitebuild.runtime import gzipped_sizes  # noqa: PLC0415
+    from sitebuild.runtime import packed_sizes  # noqa: PLC0415
 
     with tempfile.TemporaryDirectory(prefix="lab-network-") as tmp:
         extra = {boot.FLOOR_NAME: boot.FLOOR_PAGE, boot.FLOOR_SCRIPT: boot.FLOOR_JS,
-                 boot.FLOOR_WORKER: boot.FLOOR_WORKER_JS.replace("__GZIPPED__", json.dumps(gzipped_sizes(site)))}
+                 boot.FLOOR_WORKER: boot.FLOOR_WORKER_JS.replace("__PACKED__", json.dumps(packed_sizes(site)))}
         for name, text in extra.items():
             (Path(tmp) / name).write_text(text)
         for path in [*site.rglob("*"), *Path(tmp).iterdir()]:

@@ -18,17 +18,19 @@ from pathlib import Path
 
 from sitebuild import ROOT, BuildError, formulas, log
 from sitebuild.pins import PINS
-from sitebuild.runtime import gzipped_sizes, shipped_name
+from sitebuild.runtime import PACKED, packed_sizes, shipped_name
 from sitebuild.snapshot import for_page
 from sitebuild.static import fetch_katex
 from sitebuild.wheels import resolve
 
 
 def download_sizes(out: Path, lock: dict, packages: list[str]) -> dict[str, int]:
-    """What a page's loader fetches, in bytes, for its progress: the runtime's files and the
-    wheels of `packages` with their dependencies."""
+    """What a page's loader fetches, in bytes, for its progress: the runtime's files (of them the
+    packed ones, which a start from the snapshot fetches only once live) and the wheels of
+    `packages` with their dependencies."""
     needed = resolve(lock, packages)
     return {"core": sum((out / "pyodide" / shipped_name(n)).stat().st_size for n in PINS["pyodide"]["files"]),
+            "packed": sum((out / "pyodide" / shipped_name(n)).stat().st_size for n in PACKED),
             "wheels": sum((out / "pyodide" / lock["packages"][n]["file_name"]).stat().st_size for n in needed),
             "count": len(needed)}
 
@@ -61,7 +63,7 @@ def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id
                               for p in PAGES if (ROOT / "assets" / "texts" / f"{p.slug}.html").exists()},
                              fetch_katex())
     nav = [(p.slug, p.short) for p in PAGES]
-    gzipped = gzipped_sizes(out)  # the runtime's files the worker unzips (py-fetch.js), their lengths
+    packed = packed_sizes(out)  # the runtime's files the worker decodes (py-fetch.js), their lengths
     written = []
     for page in PAGES:
         if only and page.slug not in only:
@@ -78,7 +80,7 @@ def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id
                   "link": ahead["link"],  # the link contract, stated in ui/urlstate.py
                   "contract": ahead["contract"],  # role classes, frames, worker messages: ui/contract.py
                   "worker": {**worker_contract(for_page(snapshot, page.slug)),  # Python's environment, its heap
-                             "gzipped": gzipped},
+                             "packed": packed},
                   "prerender": {k: ahead[k] for k in ("csv", "t_max")}}
         body = shell
         for key, value in {

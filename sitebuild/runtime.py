@@ -2,32 +2,33 @@
 
 The tarball is checked against pins.toml's integrity; only the files pins.toml names are taken
 from it. The official lock it carries is where the lock the site ships starts (wheels.write_lock).
-The standard library ships gzipped (``GZIPPED``, ``gzip_runtime``): the worker unzips it as it
-arrives (assets/py-fetch.js).
+The standard library ships as zstd in frames (``PACKED``, ``pack_runtime``): the worker decodes it
+(assets/py-fetch.js), and with a snapshot only once the page is live, or when Python first reads it.
 """
 
 from __future__ import annotations
 
-import gzip
 import json
 import tarfile
 from pathlib import Path
 
-from sitebuild import CACHE, copy, log, sha256
+from sitebuild import CACHE, copy, log, sha256, zstd
 from sitebuild.pins import PINS, fetch_npm
 
-# The runtime's files the site ships as `name.gz` only. python_stdlib.zip (stored, for fast
-# imports): 9.4 -> 3.6 MB, and a static host does not compress a .zip on its own. Not the wasm
-# (10.1 -> 3.1 MB): unzipped in the worker, its compile waits on the worker's own thread, and
-# live came 0.1-0.35 s later on localhost (medians of 4 cold loads, 3 pages); the stdlib alone
-# made no difference beyond noise. Hosts that compress application/wasm do it on the wire.
-# The page's config names them, with their lengths, to the worker (sitebuild/pages.py).
-GZIPPED = ("python_stdlib.zip",)
+# The runtime's files the site ships as `name.zst` only (zstd in frames, sitebuild/zstd.py).
+# python_stdlib.zip (stored, for fast imports): 9.4 -> 2.9 MB (gzip: 3.6), and a static host does
+# not compress a .zip on its own; fzstd decodes it in the worker, at once where it must
+# (py-fetch.js lateBytes: a restored Python reads it only after live, if at all). Not the wasm
+# (10.1 -> 3.1 MB gzip): unzipped in the worker, its compile waits on the worker's own thread,
+# and live came 0.1-0.35 s later on localhost (medians of 4 cold loads, 3 pages). Hosts that
+# compress application/wasm do it on the wire. The page's config names them, with their
+# lengths, to the worker (sitebuild/pages.py).
+PACKED = ("python_stdlib.zip",)
 
 
 def shipped_name(name: str) -> str:
-    """The name a runtime file has in the site: `name.gz` for the gzipped ones."""
-    return f"{name}.gz" if name in GZIPPED else name
+    """The name a runtime file has in the site: `name.zst` for the packed ones."""
+    return f"{name}.zst" if name in PACKED else name
 
 
 def fetch_runtime() -> tuple[Path, dict]:
@@ -62,29 +63,22 @@ def write_runtime(out: Path, runtime: Path, npm_runtime: Path, bytecode: str) ->
     return sources
 
 
-def gzipped_sizes(out: Path) -> dict[str, int]:
-    """name -> its length unzipped, for each file of ``GZIPPED`` in out/pyodide/ (from gzip's own
-    trailer): the worker checks what it unzips against it (a stream cut short is an error)."""
-    sizes = {}
-    for name in GZIPPED:
-        with (out / "pyodide" / shipped_name(name)).open("rb") as f:
-            f.seek(-4, 2)
-            sizes[name] = int.from_bytes(f.read(4), "little")  # the length mod 2**32: files < 4 GB
-    return sizes
+def packed_sizes(out: Path) -> dict[str, int]:
+    """name -> its length unpacked, for each file of ``PACKED`` in out/pyodide/ (from the frames'
+    index): the worker checks what it decodes against it."""
+    return {name: zstd.raw_length(out / "pyodide" / shipped_name(name)) for name in PACKED}
 
 
-def gzip_runtime(out: Path, sources: list[dict]) -> None:
-    """Replace each file of ``GZIPPED`` in out/pyodide/ by its gzip (after the snapshot step,
-    which reads them as they are), and say so in `sources` (write_runtime's, for build-info)."""
-    for name in GZIPPED:
+def pack_runtime(out: Path, sources: list[dict]) -> None:
+    """Replace each file of ``PACKED`` in out/pyodide/ by its zstd frames (after the snapshot
+    step, which reads them as they are), and say so in `sources` (write_runtime's, for build-info)."""
+    for name in PACKED:
         path = out / "pyodide" / name
-        data = path.read_bytes()
-        # mtime 0: the same file from the same bytes (the build id hashes the site's files)
-        (out / "pyodide" / shipped_name(name)).write_bytes(gzip.compress(data, compresslevel=9, mtime=0))
-        path.unlink()
+        size = path.stat().st_size
+        zstd.write(path, out / "pyodide" / shipped_name(name))
         for source in sources:
             if source["file"] == f"pyodide/{name}":
                 source["file"] = f"pyodide/{shipped_name(name)}"
-                source["from"] += ", gzipped"
-        log(f"runtime: {name} shipped gzipped, {len(data) / 1e6:.1f} -> "
+                source["from"] += ", zstd in frames"
+        log(f"runtime: {name} shipped as zstd frames, {size / 1e6:.1f} -> "
             f"{(out / 'pyodide' / shipped_name(name)).stat().st_size / 1e6:.1f} MB")

@@ -59,12 +59,12 @@ def rows() -> list[dict]:
 def worker_config(out: Path) -> dict:
     """What the zoo's worker loads (ui/zoo.py WORKER, its messages and function): Pyodide's
     runtime, numpy by name from the site's lock, the project's wheel by its file (its lock entry
-    would bring Bokeh and Panel), the runtime's gzipped files and their lengths, the most a
+    would bring Bokeh and Panel), the runtime's packed files and their lengths, the most a
     config.json may hold and the download in bytes (said before it starts)."""
     from sim.hf_reader import MAX_CONFIG_BYTES  # noqa: PLC0415
     from sitebuild import PROJECT, norm  # noqa: PLC0415
     from sitebuild.pins import PINS  # noqa: PLC0415
-    from sitebuild.runtime import gzipped_sizes, shipped_name  # noqa: PLC0415
+    from sitebuild.runtime import packed_sizes, shipped_name  # noqa: PLC0415
 
     lock_file = out / "pyodide" / "pyodide-lock.json"
     if not lock_file.exists():
@@ -74,7 +74,7 @@ def worker_config(out: Path) -> dict:
     wheel = lock[norm(PROJECT)]["file_name"]
     files = [shipped_name(n) for n in PINS["pyodide"]["files"]]
     files += [lock[p]["file_name"] for p in packages] + [wheel]
-    return {**_ui_zoo().WORKER, "packages": packages, "wheel": wheel, "gzipped": gzipped_sizes(out),
+    return {**_ui_zoo().WORKER, "packages": packages, "wheel": wheel, "packed": packed_sizes(out),
             "max_bytes": MAX_CONFIG_BYTES, "download_bytes": sum((out / "pyodide" / f).stat().st_size for f in files)}
 
 

@@ -1,4 +1,5 @@
-"""zstd in frames: how Python's heap and the packages' bundle ship (22% less than gzip's bytes).
+"""zstd in frames: how Python's heap, the packages' bundle and the standard library ship (22%
+less than gzip's bytes).
 
 No browser decodes zstd natively, so the worker decodes it with fzstd (pins.toml [fzstd], 8 kB
 of JavaScript, shipped as assets/fzstd.js). gzip's window is 32 kB; zstd's reaches across the
@@ -69,6 +70,17 @@ def decompress(packed: bytes) -> bytes:
     if at != len(packed):
         raise BuildError(f"zstd frames: {len(packed) - at} bytes after the last frame")
     return b"".join(out)
+
+
+def raw_length(path: Path) -> int:
+    """The bytes a file of `compress` holds, from its index alone."""
+    with path.open("rb") as f:
+        magic, size = struct.unpack("<II", f.read(8))
+        if magic != SKIPPABLE:
+            raise BuildError(f"{path.name}: zstd frames with no index first")
+        index = f.read(size)
+    count = struct.unpack_from("<I", index)[0]
+    return sum(struct.unpack_from(f"<{2 * count}I", index, 4)[1::2])
 
 
 def write_decoder(out: Path) -> None:

@@ -32,10 +32,12 @@ export const coldStage = (saving = false) => stage("cold", COLD, saving ? saving
 // the line says so; python.js's progress replaces it once Python starts.
 export const QUEUED_FIGURES = "the plots first: Python loads once they are on screen.";
 export const queuedStage = () => stage("queued", waitingFor(), QUEUED_FIGURES, 0);
-// What Python's start downloads: the runtime, and with a snapshot its two files.
+// What Python's start downloads: the runtime, and with a snapshot its two files instead of the
+// runtime's packed files (the standard library: fetched once live).
 function startBytes() {
   const snap = pageConfig().worker && pageConfig().worker.snapshot;
-  return pageConfig().sizes.core + (snap ? snap.heap_zstd_bytes + snap.bundle_zstd_bytes : 0);
+  const sizes = pageConfig().sizes;
+  return sizes.core + (snap ? snap.heap_zstd_bytes + snap.bundle_zstd_bytes - (sizes.packed || 0) : 0);
 }
 
 // Python could not start. With the page built ahead of time on screen, say what still works.

@@ -13,7 +13,7 @@ import pytest
 from conftest import PAGE_SLUGS, open_page, painted, t_of, wait_live, wait_ready, watch
 
 from sitebuild import zstd
-from sitebuild.runtime import GZIPPED
+from sitebuild.runtime import PACKED
 from sitebuild.snapshot import TABLE_MARGIN
 
 SNAPSHOT = "**/pyodide/lab-snapshot-*.bin.zst"  # every page's own heap
@@ -64,16 +64,18 @@ def test_a_snapshot_that_cannot_restore_still_goes_live(context, server, site, h
     assert [p for p in visit.problems() if "lab-snapshot" not in p] == []
 
 
-@pytest.mark.parametrize("name", GZIPPED)
+@pytest.mark.parametrize("name", PACKED)
 def test_a_runtime_file_cut_short_says_which(context, server, site, name):
-    # its first 256 kB only: gzip's end never comes (py-fetch.js), and the page names the file
-    body = (site / "pyodide" / f"{name}.gz").read_bytes()[:1 << 18]
+    # its first 256 kB only: its last frames never come (py-fetch.js), and the page names the
+    # file; the normal start (no snapshot) reads it before Python starts
+    body = (site / "pyodide" / f"{name}.zst").read_bytes()[:1 << 18]
     page = context.new_page()
-    page.route(f"**/pyodide/{name}.gz",
-               lambda route: route.fulfill(status=200, body=body, headers={"Content-Type": "application/gzip"}))
+    page.route(SNAPSHOT, lambda route: route.fulfill(status=404, body="not found"))
+    page.route(f"**/pyodide/{name}.zst",
+               lambda route: route.fulfill(status=200, body=body, headers={"Content-Type": "application/zstd"}))
     page.goto(f"{server.url}{PAGE_SLUGS[0]}.html")
     page.wait_for_function("!!window.lab?.state.failed", timeout=60_000)
-    assert f"Could not download {name}.gz" in page.locator("#lab-error").inner_text()
+    assert f"Could not download {name}.zst" in page.locator("#lab-error").inner_text()
     wait_ready(page)  # what the page built ahead of time shows still steps
     page.get_by_role("button", name="Step", exact=True).click()
     assert t_of(page) == 1
@@ -121,42 +123,50 @@ def test_the_worker_script_missing_is_said_and_try_again_starts_it(context, serv
 
 
 LATER = "**/pyodide/lab-packages-later.bin.zst"
+STDLIB = "**/pyodide/python_stdlib.zip.zst"
 RUN_JS = "(code) => window.lab.py.run(code).then((v) => v, (e) => `error: ${e && e.message || e}`)"
 
 
 def test_the_files_the_restore_never_opens_come_after_live_and_at_once_when_opened_first(context, server):
-    """The packages' files the restore does not open ship apart (sitebuild/snapshot.py LATER):
-    asked for once the page is live, not before; a file Python opens before they are in is
-    there all the same (a blocking request of its own); a request that fails is an import error
-    in Python, which the next read tries again, and the page stays live."""
+    """The standard library and the packages' files the restore does not open (sitebuild/snapshot.py
+    LATER) are asked for once the page is live, not before; a file Python opens before they are
+    in is there all the same (a blocking request of its own); a request that fails is an I/O
+    error in Python, which the next read tries again, and the page stays live."""
     page = context.new_page()
     visit = watch(page)
     asked = []
     page.on("request", lambda r: asked.append(r.url.rsplit("/", 1)[-1]))
-    requests = []  # the background download held; the first blocking request fails, the next comes
+    requests = {LATER: [], STDLIB: []}  # the background downloads held; then LATER's first blocking request fails
 
-    def later(route):
-        requests.append(route)
-        if len(requests) == 2:
-            route.fulfill(status=503, body="busy")
-        elif len(requests) > 2:
-            route.continue_()
-    page.route(LATER, later)
+    def route(pattern):
+        def handle(route):
+            requests[pattern].append(route)
+            if pattern == LATER and len(requests[pattern]) == 2:
+                route.fulfill(status=503, body="busy")
+            elif len(requests[pattern]) > 1:
+                route.continue_()
+        return handle
+    for pattern in requests:
+        page.route(pattern, route(pattern))
     warnings = []
     page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
     page.goto(f"{server.url}running-sum.html")
     wait_live(page)
     assert page.evaluate("window.lab.timings.snapshot") is True
     page.wait_for_function("window.lab.state.live")
-    assert len(requests) == 1, "the later files were not asked for once live"
-    assert asked.index("lab-packages-later.bin.zst") > asked.index("lab-packages.bin.zst")
+    assert [len(r) for r in requests.values()] == [1, 1], "the later files were not asked for once live"
+    for name in ("lab-packages-later.bin.zst", "python_stdlib.zip.zst"):
+        assert asked.index(name) > asked.index("lab-packages.bin.zst") and asked.count(name) == 1, asked
     # the module is in no heap (numpy's f2py): its files are later files
     failed = page.evaluate(RUN_JS, "import numpy.f2py.symbolic")
     assert failed.startswith("error:") and "OSError: [Errno 29] I/O error" in failed, failed
     # the console names the file read and why it could not be
     assert any("site-packages/numpy/f2py/" in w and "lab-packages-later.bin.zst: HTTP 503" in w for w in warnings), warnings
     assert page.evaluate(RUN_JS, "import numpy.f2py.symbolic as s; s.__name__") == "numpy.f2py.symbolic"
-    assert len(requests) == 3
+    assert len(requests[LATER]) == 3
+    # a module of the standard library in no heap: read from the zip at once
+    assert page.evaluate(RUN_JS, "import wave; wave.__name__") == "wave"
+    assert len(requests[STDLIB]) == 2
     assert page.evaluate("window.lab.state.live") is True and page.locator("#lab-error").is_hidden()
     assert [p for p in visit.problems() if "later" not in p] == []
 

@@ -1,13 +1,13 @@
-// assets/py-fetch.js: the worker's fetch of the runtime's gzipped files (name.gz, unzipped as
-// it streams), the heap's zstd frames decoded into a buffer, and what a file cut short does.
+// assets/py-fetch.js: the worker's fetch of the runtime's packed files (name.zst, decoded), the
+// heap's zstd frames decoded into a buffer as they arrive, bytes wanted before their download is
+// in, and what a file cut short does.
 import test from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
-import { gzipSync } from "node:zlib";
 
-const { maybeGunzip, unzipping, unzstdInto, unzstdWhole, lateBytes } = createRequire(import.meta.url)("../../assets/py-fetch.js");
+const { unzipping, unzstdInto, unzstdWhole, lateBytes } = createRequire(import.meta.url)("../../assets/py-fetch.js");
 
-let seed = 12345;  // a pseudo-random 200 kB: gzip cannot shrink it much, so a cut is a cut
+let seed = 12345;  // a pseudo-random 200 kB
 const BYTES = new Uint8Array(200_000).map(() => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed >> 23; });
 // A body in chunks of 1,000 bytes, as a network would give it.
 function body(bytes) {
@@ -30,44 +30,6 @@ function fakeFetch(files) {
   };
   return { fn, asked };
 }
-const all = async (stream) => new Uint8Array(await new Response(stream).arrayBuffer());
-
-test("a gzipped body is unzipped, any other passes as it is", async () => {
-  assert.deepEqual(await all(await maybeGunzip(body(gzipSync(BYTES)))), BYTES);
-  assert.deepEqual(await all(await maybeGunzip(body(BYTES))), BYTES);
-  assert.deepEqual(await all(await maybeGunzip(body(new Uint8Array(0)))), new Uint8Array(0));
-});
-
-test("the runtime's gzipped files are fetched as name.gz and answered unzipped, with their type", async () => {
-  const { fn, asked } = fakeFetch({ "https://x/pyodide/pyodide.asm.wasm.gz": gzipSync(BYTES),
-    "https://x/pyodide/pyodide.js": new Uint8Array([1, 2, 3]) });
-  const fetch = unzipping(fn, () => ({ "pyodide.asm.wasm": BYTES.length, "python_stdlib.zip": 1 }));
-  const wasm = await fetch("https://x/pyodide/pyodide.asm.wasm");
-  assert.equal(wasm.headers.get("Content-Type"), "application/wasm");  // compileStreaming needs it
-  assert.deepEqual(new Uint8Array(await wasm.arrayBuffer()), BYTES);
-  assert.deepEqual(new Uint8Array(await (await fetch("https://x/pyodide/pyodide.js")).arrayBuffer()), new Uint8Array([1, 2, 3]));
-  assert.deepEqual(asked, ["https://x/pyodide/pyodide.asm.wasm.gz", "https://x/pyodide/pyodide.js"]);
-  // a host that unzipped it already (Content-Encoding: gzip): the bytes as they come
-  const plain = unzipping(fakeFetch({ "https://x/python_stdlib.zip.gz": BYTES }).fn, () => ({ "python_stdlib.zip": BYTES.length }));
-  const zip = await plain("https://x/python_stdlib.zip");
-  assert.equal(zip.headers.get("Content-Type"), "application/zip");
-  assert.deepEqual(new Uint8Array(await zip.arrayBuffer()), BYTES);
-  // missing: the 404 as it is, for the caller to name
-  assert.equal((await unzipping(fakeFetch({}).fn, () => ({ "python_stdlib.zip": 9 }))("https://x/python_stdlib.zip")).status, 404);
-});
-
-test("a gzipped runtime file cut short, or longer than said, fails its reader and names itself", async () => {
-  for (const [bytes, size] of [[gzipSync(BYTES).slice(0, 5000), BYTES.length], [gzipSync(BYTES), BYTES.length - 1]]) {
-    const errors = [];
-    const fetch = unzipping(fakeFetch({ "https://x/pyodide.asm.wasm.gz": bytes }).fn, () => ({ "pyodide.asm.wasm": size }),
-      (file, err) => errors.push([file, String(err)]));
-    const response = await fetch("https://x/pyodide.asm.wasm");
-    await assert.rejects(response.arrayBuffer());
-    assert.equal(errors.length, 1);
-    assert.equal(errors[0][0], "pyodide.asm.wasm.gz");
-    assert.match(errors[0][1], / of \d+ bytes|incorrect header|unexpected end/i);
-  }
-});
 
 // sitebuild/zstd.py's layout: a skippable frame holding the index ([count][(packed, raw) lengths]),
 // then the frames. Here a frame "packs" its bytes reversed, and `unpack` (fzstd's place) undoes it.
@@ -86,6 +48,35 @@ function framed(raw, frameSize) {
   return out;
 }
 const unpack = (frame) => frame.slice().reverse();
+
+test("the runtime's packed files are fetched as name.zst and answered decoded, with their type", async () => {
+  const { fn, asked } = fakeFetch({ "https://x/pyodide/python_stdlib.zip.zst": framed(BYTES, 30_000),
+    "https://x/pyodide/pyodide.js": new Uint8Array([1, 2, 3]) });
+  const fetch = unzipping(fn, () => ({ "python_stdlib.zip": BYTES.length }), () => {}, unpack);
+  const zip = await fetch("https://x/pyodide/python_stdlib.zip");
+  assert.equal(zip.headers.get("Content-Type"), "application/zip");
+  assert.deepEqual(new Uint8Array(await zip.arrayBuffer()), BYTES);
+  assert.deepEqual(new Uint8Array(await (await fetch("https://x/pyodide/pyodide.js")).arrayBuffer()), new Uint8Array([1, 2, 3]));
+  assert.deepEqual(asked, ["https://x/pyodide/python_stdlib.zip.zst", "https://x/pyodide/pyodide.js"]);
+  // missing: the 404 as it is, for the caller to name
+  const none = unzipping(fakeFetch({}).fn, () => ({ "python_stdlib.zip": 9 }), () => {}, unpack);
+  assert.equal((await none("https://x/python_stdlib.zip")).status, 404);
+});
+
+test("a packed runtime file cut short, or of another length than said, fails and names itself", async () => {
+  const file = framed(BYTES, 30_000);
+  for (const [bytes, size, why] of [[file.slice(0, 5000), BYTES.length, /cut short at 5000 bytes/],
+    [file, BYTES.length - 1, /holds 200000 bytes, not 199999/]]) {
+    const errors = [];
+    const fetch = unzipping(fakeFetch({ "https://x/python_stdlib.zip.zst": bytes }).fn, () => ({ "python_stdlib.zip": size }),
+      (name, err) => errors.push([name, String(err)]), unpack);
+    await assert.rejects(fetch("https://x/python_stdlib.zip"), why);
+    assert.equal(errors.length, 1);
+    assert.equal(errors[0][0], "python_stdlib.zip.zst");
+    assert.match(errors[0][1], why);
+  }
+});
+
 
 test("the heap's zstd frames are decoded into its buffer as they arrive, whole", async () => {
   const file = framed(BYTES, 30_000);  // 7 frames, the body in chunks of 1,000 bytes

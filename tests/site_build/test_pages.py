@@ -3,11 +3,10 @@ rendered ahead of time is stood in for: the real one runs in `make build`)."""
 
 from __future__ import annotations
 
-import gzip
 import json
 import re
 
-from sitebuild import ROOT, pages
+from sitebuild import ROOT, pages, zstd
 
 
 def test_every_page_carries_the_one_link_contract():
@@ -40,8 +39,8 @@ def test_a_page_is_the_shell_with_its_run_config_and_links(tmp_path, monkeypatch
     ahead_of = pages.prerender_pages(only=["fixed-state"])
     assert ahead_of == {"fixed-state": ahead}
     (tmp_path / "pyodide").mkdir()
-    # as the build ships it: the standard library gzipped (sitebuild/runtime.py)
-    (tmp_path / "pyodide" / "python_stdlib.zip.gz").write_bytes(gzip.compress(b"w" * 70_000))
+    # as the build ships it: the standard library as zstd frames (sitebuild/runtime.py)
+    (tmp_path / "pyodide" / "python_stdlib.zip.zst").write_bytes(zstd.compress(b"w" * 70_000))
     written = pages.render_pages(tmp_path, ["numpy"], sizes, "abc123", ahead_of, only=["fixed-state"],
                                  snapshot=snapshot)
     assert written == ["index.html", "fixed-state.html"]
@@ -57,7 +56,7 @@ def test_a_page_is_the_shell_with_its_run_config_and_links(tmp_path, monkeypatch
     assert config["worker"] == {"env": WORKER_ENV, "snapshot": {  # the shared bundle, the page's own heap
         "bundle": "pyodide/lab-packages.bin.zst", "table_base": 12,
         "heap": "pyodide/lab-snapshot-fixed-state.bin.zst", "premade": True},
-        "gzipped": {"python_stdlib.zip": 70_000}}  # its length unzipped, checked there
+        "packed": {"python_stdlib.zip": 70_000}}  # its length decoded, checked there
     assert config["code"] == (ROOT / "site" / "fixed_state.py").read_text()
     doc = re.search(r'<script id="lab-doc" type="application/json">(.*?)</script>', page, re.S)[1]
     assert json.loads(doc.replace("<\\/", "</")) == json.loads(ahead["doc"])  # "</script>" cannot close it
@@ -75,10 +74,10 @@ def test_the_loader_is_told_what_it_downloads(tmp_path, monkeypatch):
     monkeypatch.setitem(pages.PINS, "pyodide", {"files": ["pyodide.js", "pyodide-lock.json", "python_stdlib.zip"]})
     shipped = tmp_path / "pyodide"
     shipped.mkdir()
-    # the standard library ships gzipped (sitebuild/runtime.py): its download is the .gz file's
-    for name, size in {"pyodide.js": 100, "pyodide-lock.json": 10, "python_stdlib.zip.gz": 5000,
+    # the standard library ships as zstd frames (sitebuild/runtime.py): its download is the .zst file's
+    for name, size in {"pyodide.js": 100, "pyodide-lock.json": 10, "python_stdlib.zip.zst": 5000,
                        "a.whl": 1000, "b.whl": 2000, "c.whl": 4000}.items():
         (shipped / name).write_bytes(b"x" * size)
     lock = {"packages": {"a": {"depends": ["b"], "file_name": "a.whl"}, "b": {"depends": [], "file_name": "b.whl"},
                          "c": {"depends": [], "file_name": "c.whl"}}}
-    assert pages.download_sizes(tmp_path, lock, ["a", "b"]) == {"core": 5110, "wheels": 3000, "count": 2}
+    assert pages.download_sizes(tmp_path, lock, ["a", "b"]) == {"core": 5110, "packed": 5000, "wheels": 3000, "count": 2}

@@ -66,8 +66,8 @@ def test_each_shipped_runtime_file_says_where_it_came_from(fake_pyodide, tmp_pat
     assert not (out / "pyodide" / "pyodide-lock.json").exists()  # the site's own lock: wheels.write_wheels
 
 
-def test_the_standard_library_ships_gzipped_and_unzips_to_what_it_was(tmp_path):
-    import gzip  # noqa: PLC0415
+def test_the_standard_library_ships_as_zstd_frames_and_decodes_to_what_it_was(tmp_path):
+    from sitebuild import zstd  # noqa: PLC0415
 
     folder = tmp_path / "site" / "pyodide"
     folder.mkdir(parents=True)
@@ -76,18 +76,18 @@ def test_the_standard_library_ships_gzipped_and_unzips_to_what_it_was(tmp_path):
     for name, data in original.items():
         (folder / name).write_bytes(data)
     sources = [{"file": f"pyodide/{name}", "from": "npm"} for name in original]
-    runtime.gzip_runtime(tmp_path / "site", sources)
-    assert runtime.GZIPPED == ("python_stdlib.zip",)  # the wasm streams to its compile as it is
-    assert sorted(p.name for p in folder.iterdir()) == ["pyodide.asm.wasm", "pyodide.js", "python_stdlib.zip.gz"]
+    runtime.pack_runtime(tmp_path / "site", sources)
+    assert runtime.PACKED == ("python_stdlib.zip",)  # the wasm streams to its compile as it is
+    assert sorted(p.name for p in folder.iterdir()) == ["pyodide.asm.wasm", "pyodide.js", "python_stdlib.zip.zst"]
     assert (folder / "pyodide.asm.wasm").read_bytes() == original["pyodide.asm.wasm"]
-    for name in runtime.GZIPPED:
-        zipped = (folder / f"{name}.gz").read_bytes()
-        assert gzip.decompress(zipped) == original[name] and len(zipped) < len(original[name])
-        assert zipped[4:8] == b"\0\0\0\0"  # no timestamp: the same build gives the same file
-        assert runtime.shipped_name(name) == f"{name}.gz"
+    for name in runtime.PACKED:
+        packed = (folder / f"{name}.zst").read_bytes()
+        assert zstd.decompress(packed) == original[name] and len(packed) < len(original[name])
+        assert runtime.shipped_name(name) == f"{name}.zst"
     assert runtime.shipped_name("pyodide.js") == "pyodide.js"
     assert runtime.shipped_name("pyodide.asm.wasm") == "pyodide.asm.wasm"
-    assert runtime.gzipped_sizes(tmp_path / "site") == {name: len(original[name]) for name in runtime.GZIPPED}
+    # the lengths the worker checks what it decodes against, read from each file's index
+    assert runtime.packed_sizes(tmp_path / "site") == {name: len(original[name]) for name in runtime.PACKED}
     assert sources == [{"file": "pyodide/pyodide.asm.wasm", "from": "npm"},
-                       {"file": "pyodide/python_stdlib.zip.gz", "from": "npm, gzipped"},
+                       {"file": "pyodide/python_stdlib.zip.zst", "from": "npm, zstd in frames"},
                        {"file": "pyodide/pyodide.js", "from": "npm"}]

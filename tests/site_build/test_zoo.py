@@ -86,11 +86,10 @@ def test_figures_worked_by_hand(rows):
 
 
 def _runtime(out) -> dict[str, int]:
-    """A site's pyodide/ as the build leaves it, in small: the runtime's files, the gzipped
+    """A site's pyodide/ as the build leaves it, in small: the runtime's files, the packed
     standard library, numpy, the project's wheel and a lock naming them; returns each file's
     bytes."""
-    import gzip  # noqa: PLC0415
-
+    from sitebuild import zstd  # noqa: PLC0415
     from sitebuild.pins import PINS  # noqa: PLC0415
 
     folder = out / "pyodide"
@@ -101,7 +100,7 @@ def _runtime(out) -> dict[str, int]:
     assert set(PINS["pyodide"]["files"]) == {*list(files)[:3], "python_stdlib.zip", "pyodide-lock.json"}
     for name, n in files.items():
         (folder / name).write_bytes(b"x" * n)
-    (folder / "python_stdlib.zip.gz").write_bytes(gzip.compress(b"s" * 1000))
+    (folder / "python_stdlib.zip.zst").write_bytes(zstd.compress(b"s" * 1000))
     lock = {"packages": {"numpy": {"file_name": list(files)[3], "depends": []},
                          "linear-attention-lab": {"file_name": list(files)[4], "depends": ["bokeh", "numpy"]},
                          "bokeh": {"file_name": list(files)[5], "depends": []}}}
@@ -119,7 +118,7 @@ def test_the_page_is_the_rows(tmp_path, rows):
     # the zoo's Python: numpy by name, the project's wheel by its file (its lock entry would bring
     # Bokeh), the stdlib's length unzipped; the download is every one of those files and the lock
     assert (worker["packages"], worker["wheel"]) == (["numpy"], "linear_attention_lab-0.1.0-py3-none-any.whl")
-    assert worker["gzipped"] == {"python_stdlib.zip": 1000}
+    assert worker["packed"] == {"python_stdlib.zip": 1000}
     assert worker["download_bytes"] == sum(n for f, n in sizes.items() if not f.startswith("bokeh"))
     assert worker["max_bytes"] == 8 * 2**20 and worker["function"] == "pasted_row_json"
     assert callable(getattr(ui_zoo, worker["function"]))
