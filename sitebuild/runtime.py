@@ -16,7 +16,7 @@ from sitebuild import CACHE, copy, log, sha256, zstd
 from sitebuild.pins import PINS, fetch_npm
 
 # The runtime's files the site ships as `name.zst` only (zstd in frames, sitebuild/zstd.py).
-# python_stdlib.zip (stored, for fast imports): 9.4 -> 2.9 MB (gzip: 3.6), and a static host does
+# python_stdlib.zip (stored, for fast imports; bytecode without docstrings): 7.9 -> 2.5 MB, and a static host does
 # not compress a .zip on its own; fzstd decodes it in the worker, at once where it must
 # (py-fetch.js lateBytes: a restored Python reads it only after live, if at all). Not the wasm
 # (10.1 -> 3.1 MB gzip): unzipped in the worker, its compile waits on the worker's own thread,

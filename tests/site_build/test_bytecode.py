@@ -9,6 +9,8 @@ import marshal
 import sys
 import zipfile
 
+import pytest
+
 from sitebuild import bytecode
 
 
@@ -37,6 +39,61 @@ def test_wheels_become_bytecode_and_what_does_not_compile_stays_source(tmp_path,
     assert _run(compiled["pkg/__init__.pyc"])["x"] == 42
     assert int.from_bytes(compiled["pkg/__init__.pyc"][4:8], "little") == 0  # timestamp pyc: no source to check
     assert capsys.readouterr().out.startswith(f"magic {importlib.util.MAGIC_NUMBER.hex()}")
+
+
+SOURCE_WITH_DOCSTRINGS = '''"""The module's docstring."""
+from __future__ import annotations
+
+
+class Kept:
+    """The class's docstring."""
+
+    def method(self):
+        """The method's docstring."""
+        return "m"
+
+
+def only_a_docstring():
+    """Nothing but this."""
+
+
+async def waits():
+    """An async function's."""
+    x = "a string that is not a docstring"
+    return x
+
+
+def fails():
+    """Its line numbers stay."""
+    raise ValueError("line 25")
+
+
+def checks(x):
+    """Asserts stay."""
+    assert x, "asserted"
+'''
+
+
+def test_the_wheels_bytecode_leaves_docstrings_out_and_keeps_asserts_and_line_numbers(tmp_path):
+    """As `python -OO` does for docstrings (every heap is smaller), but asserts stay."""
+    import asyncio  # noqa: PLC0415
+    import traceback  # noqa: PLC0415
+
+    ns = _run(_compile(tmp_path, {"pkg/m.py": SOURCE_WITH_DOCSTRINGS}, keep_source=False)["pkg/m.pyc"])
+    assert ns.get("__doc__") is None and ns["Kept"].__doc__ is None and ns["Kept"].method.__doc__ is None
+    assert ns["only_a_docstring"].__doc__ is None and ns["only_a_docstring"]() is None
+    assert ns["waits"].__doc__ is None and asyncio.run(ns["waits"]()) == "a string that is not a docstring"
+    assert ns["Kept"]().method() == "m"
+    assert "annotations" in ns  # the __future__ import still comes first
+    try:
+        ns["fails"]()
+    except ValueError as err:
+        assert traceback.extract_tb(err.__traceback__)[-1].lineno == 25
+    with pytest.raises(AssertionError, match="asserted"):
+        ns["checks"](0)
+    # the project's own bytecode keeps them, beside its source
+    [kept] = _compile(tmp_path, {"pkg/m.py": SOURCE_WITH_DOCSTRINGS}, keep_source=True).values()
+    assert _run(kept)["Kept"].__doc__ == "The class's docstring."
 
 
 def test_the_project_keeps_its_source_beside_unchecked_hash_pycs(tmp_path):
