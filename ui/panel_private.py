@@ -23,6 +23,10 @@ the one to change, and the browser tests are the check.
   (``Column01042``), which reach the document too: counted from the same base, a page's
   document is the same text whatever the process made before it.
 - ``panel.util.HTML_SANITIZER._sanitize``: replaced in the browser (nh3 has no Pyodide build).
+- ``panel.io.pyodide``'s ``pyodide_http.patch_all()`` as it is imported (``requests`` over the
+  browser's XMLHttpRequest): a no-op stands in (``prepare_pyodide``), as no page fetches over
+  HTTP from Python; otherwise requests, urllib3, charset_normalizer and idna are imported into
+  every page's heap.
 - ``HasProps._overridden_defaults``, ``PropertyDescriptor.has_unstable_default`` and
   ``PropertyDescriptor.instance_default``: remembered per model class in the worker
   (``remember_defaults``). Bokeh works each one out anew on every read of a property not set,
@@ -36,11 +40,20 @@ CHECKED_WITH = {"panel": "1.9.4", "bokeh": "3.9.2"}
 
 def prepare_pyodide() -> None:
     """Before Panel is imported: Panel 1.9 targets Pyodide 0.29 and uses ``pyodide.ffi.jsnull``,
-    which 0.27 lacks; there a JS null already arrives as None, so a private sentinel stands in."""
+    which 0.27 lacks; there a JS null already arrives as None, so a private sentinel stands in.
+    And Panel's patch of ``requests`` (``pyodide_http.patch_all``) is a no-op: no page fetches
+    over HTTP from Python, and the patch imports requests and urllib3 into every heap."""
+    import sys  # noqa: PLC0415
+    import types  # noqa: PLC0415
+
     import pyodide.ffi  # noqa: PLC0415
 
     if not hasattr(pyodide.ffi, "jsnull"):
         pyodide.ffi.jsnull = type("JsNull", (), {})()
+    if "pyodide_http" not in sys.modules:
+        no_patch = types.ModuleType("pyodide_http", "requests left unpatched: the Lab fetches nothing from Python")
+        no_patch.patch_all = lambda: None
+        sys.modules["pyodide_http"] = no_patch
 
 
 def set_next_id(value: int) -> None:

@@ -299,6 +299,10 @@ def test_python_in_the_browser_is_the_pinned_one_and_computes_what_cpython_does(
         "window.lab.py.run('import sys, numpy, panel, bokeh; "
         "\",\".join([sys.version.split()[0], numpy.__version__, panel.__version__, bokeh.__version__])')")
     assert versions == "3.12.7,2.0.2,1.9.4,3.9.2"
+    # Panel's patch of requests is a no-op (ui/panel_private.py prepare_pyodide): no HTTP client
+    # in the heap, and none imported on the way to live
+    unloaded = "import sys; [m for m in ('requests', 'urllib3', 'charset_normalizer', 'idna') if m in sys.modules]"
+    assert visit.page.evaluate("code => window.lab.py.run(code)", unloaded) == "[]"
     code = """
 import json, numpy as np, sim
 rng = np.random.default_rng(7)
