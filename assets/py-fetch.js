@@ -1,6 +1,6 @@
 // Python's worker fetches the runtime's standard library as zstd in frames: the build ships
 // python_stdlib.zip (stored, for fast imports) as python_stdlib.zip.zst only (sitebuild/runtime.py:
-// PACKED, 9.4 -> 2.7 MB; a static host does not compress a .zip on its own). Pyodide still asks
+// PACKED, 7.9 -> 2.5 MB; a static host does not compress a .zip on its own). Pyodide still asks
 // for `name`: `unzipping(fetch, sizes, onError, decompress)` is a fetch that asks for
 // `name.zst` instead and answers with its bytes decoded, checked against their known length.
 // The snapshot's heap and bundle are decoded into their buffers as they arrive (unzstdInto);
@@ -121,12 +121,11 @@
   // The `size` bytes of the file at url (zstd in frames) for a reader that cannot wait: `load()`
   // downloads them in the background (fetchFn), `get()` gives them at once, from that download
   // if it is in, or else by a blocking request of its own (a worker's synchronous XHR), so that
-  // a file Python opens early is never missing. `got()`: whether they are here.
+  // a file Python opens early is never missing.
   function lateBytes(url, size, decompress, fetchFn) {
     let bytes = null;
     let loading = null;
     return {
-      got: () => bytes !== null,
       load() {
         loading = loading || unzstdInto(fetchFn, url, new Uint8Array(size), decompress).then((b) => {
           if (bytes === null) bytes = b;
