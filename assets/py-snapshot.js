@@ -120,6 +120,30 @@
     };
   }
 
+  // The page's heap: the shared heap (already in `heap`, zeros after its end) with the page's
+  // changes written over it (sitebuild/snapshot.py make_delta: [block: u32][heap length: u32]
+  // [a bit a block, set where it changed][the changed blocks, the last as far as the heap goes]).
+  function applyDelta(heap, delta) {
+    const view = new DataView(delta.buffer, delta.byteOffset, delta.length);
+    const block = view.getUint32(0, true), length = view.getUint32(4, true);
+    if (length !== heap.length || !block) throw new Error(`a page's heap changes: for ${length} bytes, not ${heap.length}`);
+    const count = Math.ceil(length / block), bits = delta.subarray(8, 8 + Math.ceil(count / 8));
+    const set = (i) => (bits[i >> 3] >> (i & 7)) & 1;
+    let at = 8 + bits.length;
+    for (let i = 0; i < count;) {
+      if (!(i & 7) && !bits[i >> 3]) { i += 8; continue; }
+      if (!set(i)) { i++; continue; }
+      let end = i + 1;
+      while (end < count && set(end)) end++;
+      const n = Math.min((end - i) * block, length - i * block);  // the last block: as far as the heap goes
+      heap.set(delta.subarray(at, at + n), i * block);
+      at += n;
+      i = end;
+    }
+    if (at !== delta.length) throw new Error(`a page's heap changes: ${delta.length - at} bytes left over`);
+    return heap;
+  }
+
   // Pyodide calls the global _createPyodideModule(settings) that pyodide.asm.js defines: put
   // `extra()`'s preRun (or none) in front of Pyodide's own (Emscripten runs them last first).
   function wrapCreate(extra, instantiate) {
@@ -165,7 +189,7 @@
     return Object.assign(plain, extra);
   }
 
-  const api = { readBundle, lazyFile, writeLazily, preRun, wrapCreate, serialize, deserialize, plainGlobals, SITE };
+  const api = { readBundle, lazyFile, writeLazily, applyDelta, preRun, wrapCreate, serialize, deserialize, plainGlobals, SITE };
   if (typeof module === "object" && module.exports) module.exports = api;
   else global.labSnapshot = api;
 })(globalThis);

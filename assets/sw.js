@@ -1,8 +1,8 @@
 // Keeps the whole site for offline use. One cache per build: a new build installs beside the
 // old one and takes over only when the page asks (the "Reload" offer), then the old cache goes.
-// Each page's memory snapshot (pyodide/lab-snapshot-<page>.bin.zst, ~14 MB) is kept once that
-// page is visited ({type: "lab-keep", url}, or fetched through here); another page starts
-// Python from the wheels, which are kept.
+// Python's memory snapshot, the shared heap (pyodide/lab-snapshot.bin.zst, ~12 MB) and each page's
+// changes to it (lab-snapshot-<page>.bin.zst, ~1.2 MB), is kept as a page is visited ({type:
+// "lab-keep", url}, or fetched through here); another page starts Python from the wheels, which are kept.
 const CACHE = "lab-__BUILD__";
 const FILES = __FILES__;
 // What each file of the build measures (bytes; "./" is index.html), and each heap's sha256: a
@@ -39,7 +39,7 @@ async function keep(cache, request, response) {
 
 const isHeap = (url) => {
   const u = new URL(String(url), self.location.href);
-  return u.origin === self.location.origin && /\/pyodide\/lab-snapshot-[\w-]+\.bin\.zst$/.test(u.pathname);
+  return u.origin === self.location.origin && /\/pyodide\/lab-snapshot(-[\w-]+)?\.bin\.zst$/.test(u.pathname);
 };
 
 // Once every file is kept, the pages say "Saved for offline use": the worker tells every page

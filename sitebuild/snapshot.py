@@ -1,13 +1,14 @@
 """Snapshot: Python's memory, saved after the imports and the page, so a page's worker starts there.
 
-For each page, Pyodide starts in Node from the files the site ships, writes the packages from
-one bundle into its file system, loads numpy's compiled modules in one fixed order into a
-function table padded to a fixed base (assets/py-snapshot.js, the same code the worker
-restores with), imports numpy, Bokeh, Panel, sim and ui, makes the page with its default
-settings and its document (ui.worker.premake: the worker adopts them instead of making them),
-and saves its heap. The files ship as zstd in frames (sitebuild/zstd.py; the worker decodes each
-frame as it arrives, whatever the host compresses): the bundle, which replaces installing the
-wheels, and each page's heap.
+Pyodide starts in Node from the files the site ships, writes the packages from one bundle into
+its file system, loads numpy's compiled modules in one fixed order into a function table padded
+to a fixed base (assets/py-snapshot.js, the same code the worker restores with), and imports
+numpy, Bokeh, Panel, sim and ui: that heap is shared by every page. Each page's run does the
+same, then makes the page with its default settings and its document (ui.worker.premake: the
+worker adopts them instead of making them); of its heap the site ships only the blocks that
+differ from the shared one (make_delta). The files ship as zstd in frames (sitebuild/zstd.py; the
+worker decodes each frame as it arrives, whatever the host compresses): the bundle, which
+replaces installing the wheels, the shared heap and each page's changes.
 
 Without Node.js 18+ the site ships no snapshot, and every page starts Python the normal way.
 """
@@ -36,7 +37,11 @@ BUNDLE = "lab-packages.bin.zst"
 # (assets/py-snapshot.js lazyFile). Measured on this build: 8.4 of 16.4 MB raw, 2.2 of 3.6 MB zstd;
 # no page opened one on its way to live, nor in a session of settings changed.
 LATER = "lab-packages-later.bin.zst"
-HEAP_PREFIX = "lab-snapshot"  # each page's heap: lab-snapshot-<slug>.bin.zst (heap_name)
+HEAP_PREFIX = "lab-snapshot"  # the shared heap lab-snapshot.bin.zst, a page's changes lab-snapshot-<slug>.bin.zst
+# Bytes a block of a page's changes to the shared heap (make_delta). Measured on gates' heap
+# (75 MB, 3.3 MB of it changed by making the page): blocks of 4 kB, 4.0 MB zstd; 256 B, 1.6 MB;
+# 64 B, 1.26 MB (its map of changed blocks 9 kB); 32 B, 1.18 MB.
+BLOCK = 64
 # Entries added to the function table's length in Node before numpy's modules load: Chromium's
 # table holds one entry more than Node's there (measured); a browser whose table is longer than
 # the base starts Python the normal way.
@@ -61,27 +66,29 @@ import mdit_py_plugins.footnote, mdit_py_plugins.tasklists, linkify_it
 import numpy.random, numpy.ma, secrets
 import panel.io.location
 """
-# Then the heap's page as the build embeds it (ui.worker.premake, given the digest of the ids of
-# the document made in CPython; left out if its ids differ), and the random states fixed, so the
-# same sources make the same snapshot (each visit reseeds).
+# A page's run then makes the page as the build embeds it (ui.worker.premake, given the digest of
+# the ids of the document made in CPython; left out if its ids differ). Each run ends with the
+# random states fixed, so the same sources make the same snapshot (each visit reseeds).
 PREMAKE = """
 import json, ui.worker
 _lab_report = json.dumps(ui.worker.premake({expected!r}))
 """
-# Memory freed while the page was made still holds what was there: random-features' run draws
-# about 16 MB of random numbers on the way (peak in CPython), which gzip cannot shrink (its
-# heap was 33.5 MB gzip, the others 18.6). Blocks of 64 kB of zeros are taken until the heap
-# has grown once, so that every free stretch of 64 kB or more has been taken, then let go: the
-# heap ships those bytes as zeros. The growth (Emscripten's, a fifth) is zeros too; Python has
-# no measure of the free memory to stop before it.
+# Memory freed while the heap was made still holds what was there: random-features' run draws
+# about 16 MB of random numbers on the way (peak in CPython), which no compressor can shrink.
+# Blocks of zeros are taken, 64 kB ones first, then smaller, each size until the allocator asks
+# the system for more (its break moves: every free stretch that size or more has been taken),
+# then let go: the heap ships those bytes as zeros, and it has not grown for them. Measured on
+# the shared heap: of 6.2 MB free, blocks of 64 kB alone took 1.5 MB (the rest is in smaller
+# stretches); down to 1 kB, 5.9 MB.
 ZERO_FREE = """
 import gc, pyodide_js
 gc.collect()
-_size = lambda: pyodide_js._module.HEAP8.length
-_start, _held = _size(), []
-while _size() == _start and len(_held) < 16384:
-    _held.append(bytearray(1 << 16))
-del _held, _size, _start
+_top, _held = pyodide_js._module._sbrk, []
+for _size in (1 << 16, 1 << 14, 1 << 12, 1 << 10):
+    _start = _top(0)
+    while _top(0) == _start and len(_held) < 1 << 16:
+        _held.append(bytearray(_size - 64))
+del _held, _top, _start, _size
 gc.collect()
 """
 SEEDS = """
@@ -91,11 +98,12 @@ numpy.random.seed(0)
 """
 
 
-def snapshot_code(expected: dict[str, str]) -> str:
-    """What the snapshot's Python runs before its heap is saved: the imports, the pages of
-    `expected` (slug -> digest of the ids of the document built ahead of time) made, the free
-    memory zeroed, the seeds fixed."""
-    return IMPORTS + PREMAKE.format(expected=dict(expected)) + ZERO_FREE + SEEDS
+def snapshot_code(expected: dict[str, str] | None = None) -> list[str]:
+    """What the snapshot's Python runs before its heap is saved, one run each: the imports, the
+    free memory zeroed, the seeds fixed (the shared heap); with `expected` (slug -> digest of the
+    ids of the document built ahead of time), then those pages made, and the same again."""
+    shared = IMPORTS + ZERO_FREE + SEEDS
+    return [shared] if expected is None else [shared, PREMAKE.format(expected=dict(expected)) + ZERO_FREE + SEEDS]
 
 
 # Files of the wheels the restored Python never opens, left out of the bundle (the heap already
@@ -152,44 +160,89 @@ def write_bundle(wheels: list[Path], dest: Path, imported: frozenset[str] = froz
             "later_files": len(lazy), "later_bytes": sum(len(b) for _, b in lazy)}
 
 
-def heap_name(slug: str) -> str:
-    """The file of the page's own heap, in pyodide/."""
-    return f"{HEAP_PREFIX}-{slug}.bin.zst"
+def heap_name(slug: str | None = None) -> str:
+    """The file of the shared heap (no slug), or of the page's changes to it, in pyodide/."""
+    return f"{HEAP_PREFIX}.bin.zst" if slug is None else f"{HEAP_PREFIX}-{slug}.bin.zst"
 
 
-def _make_heap(node: str, pyodide_dir: Path, raw_bundle: Path, slug: str, ids: str) -> dict:
-    """One Node run: the imports and the page `slug` made (if its ids are `ids`), the heap
-    written raw, then packed into pyodide/<heap_name> (zstd frames, in this thread while the
-    other runs Node); what snapshot.js printed, or {"error": ...}."""
+def make_delta(shared: bytes, heap: bytes, block: int = BLOCK) -> bytes:
+    """What a page's heap changes of the shared one, in blocks of `block` bytes (the shared
+    heap as if zeros beyond its end; the last block as far as the heap goes): [block: u32][the
+    heap's length: u32][one bit a block, set where it changed, the first block in the lowest
+    bit][the changed blocks, in order], all little-endian. assets/py-snapshot.js applyDelta
+    reads it."""
+    import numpy as np  # noqa: PLC0415 (the build's Python has it: the pages are rendered with sim)
+
+    if len(heap) < len(shared):
+        raise BuildError(f"snapshot: a page's heap of {len(heap)} bytes against a shared one of {len(shared)}")
+    count = -(-len(heap) // block)
+    old, new = np.zeros(count * block, np.uint8), np.zeros(count * block, np.uint8)
+    old[:len(shared)] = np.frombuffer(shared, np.uint8)
+    new[:len(heap)] = np.frombuffer(heap, np.uint8)
+    changed = (old.reshape(-1, block) != new.reshape(-1, block)).any(axis=1)
+    body = new.reshape(-1, block)[changed].tobytes()
+    if changed[-1]:  # the last block as far as the heap goes
+        body = body[:len(body) - (count * block - len(heap))]
+    return struct.pack("<II", block, len(heap)) + np.packbits(changed, bitorder="little").tobytes() + body
+
+
+def apply_delta(shared: bytes, delta: bytes) -> bytes:
+    """The page's heap: `shared` with the changes of make_delta (the reference the worker's
+    applyDelta is tested against)."""
+    block, length = struct.unpack_from("<II", delta)
+    count = -(-length // block)
+    bits = delta[8:8 + (count + 7) // 8]
+    heap = bytearray(length)
+    heap[:len(shared)] = shared
+    at = 8 + len(bits)
+    for i in range(count):
+        if bits[i >> 3] >> (i & 7) & 1:
+            n = min(block, length - i * block)
+            heap[i * block:i * block + n] = delta[at:at + n]
+            at += n
+    if at != len(delta):
+        raise BuildError(f"snapshot: {len(delta) - at} bytes after a page's changes")
+    return bytes(heap)
+
+
+def _make_heap(node: str, pyodide_dir: Path, raw_bundle: Path, slug: str | None, ids: str = "") -> dict:
+    """One Node run: the imports (the shared heap, packed into pyodide/<heap_name()> here, beside
+    the other run), or the imports and the page `slug` made (if its ids are `ids`); the heap
+    written raw; what snapshot.js printed, or {"error": ...}."""
     from ui.worker import WORKER_ENV  # noqa: PLC0415 (Python's environment in the worker)
 
     raw_heap = pyodide_dir / heap_name(slug).removesuffix(".zst")
+    code = snapshot_code(None if slug is None else {slug: ids})
     result = subprocess.run(
         [node, str(ROOT / "sitebuild" / "snapshot.js"), str(pyodide_dir) + "/", str(raw_bundle), str(raw_heap),
-         str(TABLE_MARGIN), snapshot_code({slug: ids})],
+         str(TABLE_MARGIN), *code],
         capture_output=True, text=True, env={**os.environ, "LAB_SNAPSHOT_ENV": json.dumps(WORKER_ENV)})
     if result.returncode != 0:
         raw_heap.unlink(missing_ok=True)
         return {"error": result.stderr.strip()[-2000:]}
     made = json.loads(result.stdout.strip().splitlines()[-1])
-    zstd.write(raw_heap, pyodide_dir / heap_name(slug))  # here, beside the other page's Node run
-    return {**made, "found": (json.loads(made["report"] or "null") or {}).get(slug)}
+    if slug is None:
+        (pyodide_dir / heap_name()).write_bytes(zstd.compress(raw_heap.read_bytes()))
+    return {**made, "raw": raw_heap, "found": (json.loads(made["report"] or "null") or {}).get(slug)}
 
 
 def make_snapshot(out: Path, lock: dict, packages: list[str], ahead: dict[str, dict]) -> dict | None:
-    """Write the bundle of `packages` (with their dependencies) into out/pyodide, and one heap
-    per page of `ahead` (slug -> sitebuild.pages.prerender_page's result) with that page made
-    in it where its document has the ids of the one embedded; return what build-info.json says
-    of them (``for_page`` picks what a page's config says), or None (and say why) when no
-    snapshot can be made.
+    """Write the bundle of `packages` (with their dependencies), the shared heap and each page's
+    changes to it (`ahead`: slug -> sitebuild.pages.prerender_page's result) into out/pyodide,
+    the page made in its heap where its document has the ids of the one embedded; return what
+    build-info.json says of them (``for_page`` picks what a page's config says), or None (and
+    say why) when no snapshot can be made.
 
-    One heap a page, not one for all: a made page weighs about 2 MB of gzip in the heap
-    (measured: all seven in one heap, 18.7 -> 32.5 MB gzip), which every visitor would download
-    for the six pages they are not on."""
+    One shared heap and each page's changes, not a heap a page: a second page costs its changes
+    (about 1.2 MB of zstd), not another whole heap (13 MB); and one heap for all pages made
+    would carry every page's objects (measured: all seven, 18.7 -> 32.5 MB gzip)."""
     sys.path.insert(0, str(ROOT))
     node = find_node()
     if node is None:
         log("SNAPSHOT: none, no Node.js 18+ to make it (apt-get install nodejs); pages start Python the normal way")
+        return None
+    if not ahead:
+        log("SNAPSHOT: none, no page to make one for")
         return None
     started = time.monotonic()
     pyodide_dir = out / "pyodide"
@@ -197,59 +250,67 @@ def make_snapshot(out: Path, lock: dict, packages: list[str], ahead: dict[str, d
     raw_bundle = pyodide_dir / "lab-packages.bin"
     write_bundle(wheels, raw_bundle)
     with concurrent.futures.ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
-        made = dict(zip(ahead, pool.map(lambda slug: _make_heap(node[0], pyodide_dir, raw_bundle, slug, ahead[slug]["ids"]),
-                                        ahead)))
-    if not made:
-        raw_bundle.unlink(missing_ok=True)
-        log("SNAPSHOT: none, no page to make one for")
-        return None
-    failed = {slug: m["error"] for slug, m in made.items() if "error" in m}
+        runs = [None, *ahead]  # the shared heap first
+        made = dict(zip(runs, pool.map(
+            lambda slug: _make_heap(node[0], pyodide_dir, raw_bundle, slug, slug and ahead[slug]["ids"]), runs)))
+    failed = {slug or "shared": m["error"] for slug, m in made.items() if "error" in m}
     if failed or len({(m["tableBase"], m["table"]) for m in made.values()}) != 1:
-        for slug in made:
+        for slug, m in made.items():
             (pyodide_dir / heap_name(slug)).unlink(missing_ok=True)
+            if "raw" in m:
+                m["raw"].unlink(missing_ok=True)
         raw_bundle.unlink(missing_ok=True)
         log("SNAPSHOT: none, Node could not make it; pages start Python the normal way:\n"
             + ("\n".join(f"{slug}: {error}" for slug, error in failed.items()) or "the heaps' tables differ"))
         return None
+    shared = made.pop(None)
     for slug, m in made.items():
         if m["found"] != ahead[slug]["ids"]:
             log(f"SNAPSHOT: {slug}'s document made in Pyodide has other ids than the one built ahead of time "
                 f"(sha256 {str(m['found'])[:12]} against {ahead[slug]['ids'][:12]}): not made in its heap; "
                 "its worker makes the page (about two seconds more)")
+    shared_raw = shared["raw"].read_bytes()
+    heaps = {}
+    for slug, m in made.items():
+        delta = make_delta(shared_raw, m["raw"].read_bytes())
+        m["raw"].unlink()
+        (pyodide_dir / heap_name(slug)).write_bytes(zstd.compress(delta))
+        heaps[slug] = {"delta": f"pyodide/{heap_name(slug)}", "delta_bytes": len(delta), "heap_bytes": m["bytes"],
+                       "delta_zstd_bytes": (pyodide_dir / heap_name(slug)).stat().st_size,
+                       "delta_sha256": sha256(pyodide_dir / heap_name(slug)), "premade": m["found"] == ahead[slug]["ids"]}
+    shared["raw"].unlink()
     # Every heap holds the imported modules: the bundle the worker restores with leaves out
     # the files of those imported in all of them.
-    imported = frozenset.intersection(*(frozenset(m["imported"]) for m in made.values()))
+    imported = frozenset(shared["imported"])
     raw_later = pyodide_dir / LATER.removesuffix(".zst")
     bundle = write_bundle(wheels, raw_bundle, imported, raw_later)
     zstd.write(raw_bundle, pyodide_dir / BUNDLE)
     zstd.write(raw_later, pyodide_dir / LATER)
-    heaps = {}
-    for slug, m in made.items():
-        heaps[slug] = {"heap": f"pyodide/{heap_name(slug)}", "heap_bytes": m["bytes"],
-                       "heap_zstd_bytes": (pyodide_dir / heap_name(slug)).stat().st_size,
-                       "heap_sha256": sha256(pyodide_dir / heap_name(slug)), "premade": m["found"] == ahead[slug]["ids"]}
-    first = next(iter(made.values()))
     info = {
         "bundle": f"pyodide/{BUNDLE}", "bundle_bytes": bundle["bytes"],
         "bundle_zstd_bytes": (pyodide_dir / BUNDLE).stat().st_size, "bundle_sha256": sha256(pyodide_dir / BUNDLE),
         "later": f"pyodide/{LATER}", "later_bytes": bundle["later_bytes"],
         "later_zstd_bytes": (pyodide_dir / LATER).stat().st_size, "later_sha256": sha256(pyodide_dir / LATER),
-        "table_base": first["tableBase"], "node_table": first["table"],
+        "heap": f"pyodide/{heap_name()}", "shared_bytes": shared["bytes"],
+        "heap_zstd_bytes": (pyodide_dir / heap_name()).stat().st_size, "heap_sha256": sha256(pyodide_dir / heap_name()),
+        "table_base": shared["tableBase"], "node_table": shared["table"],
         "files": bundle["files"], "dynlibs": bundle["dynlibs"], "heaps": heaps,
     }
-    packed = sorted(h["heap_zstd_bytes"] / 1e6 for h in heaps.values())
-    log(f"snapshot: one heap a page, {first['bytes'] / 1e6:.1f} MB ({packed[0]:.1f}-{packed[-1]:.1f} MB zstd), "
+    deltas = sorted(h["delta_zstd_bytes"] / 1e6 for h in heaps.values())
+    grown = sorted(h["heap_bytes"] / 1e6 for h in heaps.values())
+    log(f"snapshot: one shared heap, {shared['bytes'] / 1e6:.1f} MB ({info['heap_zstd_bytes'] / 1e6:.1f} MB zstd); "
+        f"each page's changes {deltas[0]:.2f}-{deltas[-1]:.2f} MB zstd, its heap {grown[0]:.1f}-{grown[-1]:.1f} MB, "
         f"its page made in it: {sum(h['premade'] for h in heaps.values())} of {len(heaps)}; "
         f"packages {bundle['bytes'] / 1e6:.1f} MB ({info['bundle_zstd_bytes'] / 1e6:.1f} MB zstd, "
         f"{bundle['files']} files, {bundle['left_out']} left out; of them {bundle['later_files']} later, "
-        f"{bundle['later_bytes'] / 1e6:.1f} MB, {info['later_zstd_bytes'] / 1e6:.1f} MB zstd), table base {first['tableBase']}, "
+        f"{bundle['later_bytes'] / 1e6:.1f} MB, {info['later_zstd_bytes'] / 1e6:.1f} MB zstd), table base {shared['tableBase']}, "
         f"made with Node {node[1]} in {time.monotonic() - started:.1f} s")
     return info
 
 
 def for_page(info: dict | None, slug: str) -> dict | None:
-    """What page `slug`'s config says of the snapshot: the shared bundle and table, and its own
-    heap (None: the page starts Python the normal way)."""
+    """What page `slug`'s config says of the snapshot: the shared bundle, table and heap, and its
+    own changes to the heap (None: the page starts Python the normal way)."""
     if info is None or slug not in info["heaps"]:
         return None
     return {**{k: v for k, v in info.items() if k != "heaps"}, **info["heaps"][slug]}

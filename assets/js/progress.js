@@ -37,7 +37,7 @@ export const queuedStage = () => stage("queued", waitingFor(), QUEUED_FIGURES, 0
 function startBytes() {
   const snap = pageConfig().worker && pageConfig().worker.snapshot;
   const sizes = pageConfig().sizes;
-  return sizes.core + (snap ? snap.heap_zstd_bytes + snap.bundle_zstd_bytes - (sizes.packed || 0) : 0);
+  return sizes.core + (snap ? snap.heap_zstd_bytes + snap.delta_zstd_bytes + snap.bundle_zstd_bytes - (sizes.packed || 0) : 0);
 }
 
 // Python could not start. With the page built ahead of time on screen, say what still works.

@@ -150,6 +150,7 @@ def test_touching_its_settings_starts_python_and_it_goes_live_where_it_was(conte
     wait_live(inner)
     assert any("/pyodide/" in u for u in fetched), fetched
     assert any(u.endswith("lab-snapshot-running-sum.bin.zst") for u in fetched), fetched
+    assert any(u.endswith("lab-snapshot.bin.zst") for u in fetched), fetched
     assert t_of(inner) == stepped_to
     assert inner.evaluate("[window.lab.state.adopted, document.getElementById('lab-status').hidden]") == [True, True]
     # live: a setting responds
@@ -195,8 +196,8 @@ def test_of_three_embeds_touching_one_starts_only_that_one(browser, server):
         frames["gates"].wait_for_function("window.lab.state.live === true || !!window.lab.state.failed", timeout=LIVE_TIMEOUT_MS)
         wait_live(frames["gates"])
         assert [frames[s].evaluate("window.lab.state.python") for s in slugs] == ["waiting", "started", "waiting"]
-        heaps = sorted({u.rsplit("/", 1)[1] for u in fetched if "lab-snapshot-" in u})
-        assert heaps == ["lab-snapshot-gates.bin.zst"], heaps
+        heaps = sorted({u.rsplit("/", 1)[1] for u in fetched if "lab-snapshot" in u})
+        assert heaps == ["lab-snapshot-gates.bin.zst", "lab-snapshot.bin.zst"], heaps
         # one worker: the runtime's script was fetched once
         assert sum(u.endswith("/pyodide/pyodide.js") for u in fetched) == 1, fetched
         for s in ("running-sum", "hybrid"):

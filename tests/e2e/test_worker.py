@@ -14,9 +14,11 @@ from conftest import PAGE_SLUGS, open_page, painted, t_of, wait_live, wait_ready
 
 from sitebuild import zstd
 from sitebuild.runtime import PACKED
+from sitebuild import snapshot
 from sitebuild.snapshot import TABLE_MARGIN
 
-SNAPSHOT = "**/pyodide/lab-snapshot-*.bin.zst"  # every page's own heap
+SNAPSHOT = "**/pyodide/lab-snapshot*.bin.zst"  # the shared heap, and every page's changes to it
+SHARED = "**/pyodide/lab-snapshot.bin.zst"
 
 
 def config(page) -> dict:
@@ -24,10 +26,10 @@ def config(page) -> dict:
 
 
 def broken_heap(site: Path):
-    """A route handler: the snapshot's first 4 MB and then garbage, so the frames' index finds
-    it cut short. Read from the built site's file (fetching the real 19 MB through Playwright inside the
+    """A route handler: the shared heap's first 4 MB and then garbage, so the frames' index finds
+    it cut short. Read from the built site's file (fetching the real 12 MB through Playwright inside the
     handler held the page's load past goto's 30 s on a busy machine)."""
-    info = json.loads((site / "build-info.json").read_text())["snapshot"]["heaps"][PAGE_SLUGS[0]]
+    info = json.loads((site / "build-info.json").read_text())["snapshot"]
     with (site / info["heap"]).open("rb") as f:
         body = f.read(4 << 20) + b"\x00" * 1000
     return lambda route: route.fulfill(status=200, body=body, headers={"Content-Type": "application/zstd"})
@@ -48,9 +50,9 @@ def test_a_snapshot_that_cannot_restore_still_goes_live(context, server, site, h
     elif how == "corrupt":
         page.route(SNAPSHOT, broken_heap(site))
     else:  # well-formed zstd frames of the right length, all zeros: Pyodide's own check fails it
-        size = json.loads((site / "build-info.json").read_text())["snapshot"]["heaps"][PAGE_SLUGS[0]]["heap_bytes"]
-        zeros = zstd.compress(b"\x00" * size)
-        page.route(SNAPSHOT, lambda route: route.fulfill(status=200, body=zeros))
+        size = json.loads((site / "build-info.json").read_text())["snapshot"]["shared_bytes"]
+        zeros = zstd.compress(b"\x00" * size)  # the page's changes apply over it
+        page.route(SHARED, lambda route: route.fulfill(status=200, body=zeros))
     warnings = []
     page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
     page.goto(f"{server.url}{PAGE_SLUGS[0]}.html")
@@ -207,14 +209,21 @@ def test_the_built_site_ships_the_snapshot_it_describes(site):
     assert len(zstd.decompress(later.read_bytes())) == info["later_bytes"] > info["bundle_bytes"] // 2
     assert info["table_base"] == info["node_table"] + TABLE_MARGIN
     assert info["dynlibs"] == 19  # numpy 2.0.2's compiled modules
-    # one heap a page, each with its page made in it, its document the one embedded (its ids:
-    # sitebuild/snapshot.py compares them)
+    # one shared heap, and each page's changes to it with its page made in it, its document the
+    # one embedded (its ids: sitebuild/snapshot.py compares them)
+    shared = site / info["heap"]
+    assert info["heap"] == "pyodide/lab-snapshot.bin.zst" and shared.stat().st_size == info["heap_zstd_bytes"]
+    assert hashlib.sha256(shared.read_bytes()).hexdigest() == info["heap_sha256"]
+    shared = zstd.decompress(shared.read_bytes())
+    assert len(shared) == info["shared_bytes"] and shared[:4] == (0x706E7300).to_bytes(4, "little")
     assert sorted(info["heaps"]) == sorted(PAGE_SLUGS)
     for slug, own in info["heaps"].items():
-        heap = site / own["heap"]
-        assert own["heap"] == f"pyodide/lab-snapshot-{slug}.bin.zst" and own["premade"], slug
-        assert heap.stat().st_size == own["heap_zstd_bytes"]
-        assert hashlib.sha256(heap.read_bytes()).hexdigest() == own["heap_sha256"]
-        raw = zstd.decompress(heap.read_bytes())
-        assert len(raw) == own["heap_bytes"]
+        delta = site / own["delta"]
+        assert own["delta"] == f"pyodide/lab-snapshot-{slug}.bin.zst" and own["premade"], slug
+        assert delta.stat().st_size == own["delta_zstd_bytes"] < info["heap_zstd_bytes"] // 4
+        assert hashlib.sha256(delta.read_bytes()).hexdigest() == own["delta_sha256"]
+        delta = zstd.decompress(delta.read_bytes())
+        assert len(delta) == own["delta_bytes"]
+        raw = snapshot.apply_delta(shared, delta)
+        assert len(raw) == own["heap_bytes"] >= len(shared)
         assert raw[:4] == (0x706E7300).to_bytes(4, "little")  # Pyodide's snapshot magic, "\0snp"

@@ -33,9 +33,9 @@ def test_a_page_is_the_shell_with_its_run_config_and_links(tmp_path, monkeypatch
              "contract": contract(), "csv": "t,x\n0,1\n", "t_max": 7}
     monkeypatch.setattr(pages, "prerender_page", lambda info: ahead)
     sizes = {"core": 10, "wheels": 20, "count": 3}
-    snapshot = {"bundle": "pyodide/lab-packages.bin.zst", "table_base": 12,
-                "heaps": {"fixed-state": {"heap": "pyodide/lab-snapshot-fixed-state.bin.zst", "premade": True},
-                          "gates": {"heap": "pyodide/lab-snapshot-gates.bin.zst", "premade": True}}}
+    snapshot = {"bundle": "pyodide/lab-packages.bin.zst", "table_base": 12, "heap": "pyodide/lab-snapshot.bin.zst",
+                "heaps": {"fixed-state": {"delta": "pyodide/lab-snapshot-fixed-state.bin.zst", "premade": True},
+                          "gates": {"delta": "pyodide/lab-snapshot-gates.bin.zst", "premade": True}}}
     ahead_of = pages.prerender_pages(only=["fixed-state"])
     assert ahead_of == {"fixed-state": ahead}
     (tmp_path / "pyodide").mkdir()
@@ -53,9 +53,9 @@ def test_a_page_is_the_shell_with_its_run_config_and_links(tmp_path, monkeypatch
     assert config["prerender"] == {"csv": "t,x\n0,1\n", "t_max": 7}
     # the contract (roles, frames, the worker's messages) and the worker's start, as stated in Python
     assert config["contract"] == contract() and set(config["contract"]["worker"]) >= {"start", "page", "patch", "idle"}
-    assert config["worker"] == {"env": WORKER_ENV, "snapshot": {  # the shared bundle, the page's own heap
-        "bundle": "pyodide/lab-packages.bin.zst", "table_base": 12,
-        "heap": "pyodide/lab-snapshot-fixed-state.bin.zst", "premade": True},
+    assert config["worker"] == {"env": WORKER_ENV, "snapshot": {  # the shared bundle and heap, the page's changes
+        "bundle": "pyodide/lab-packages.bin.zst", "table_base": 12, "heap": "pyodide/lab-snapshot.bin.zst",
+        "delta": "pyodide/lab-snapshot-fixed-state.bin.zst", "premade": True},
         "packed": {"python_stdlib.zip": 70_000}}  # its length decoded, checked there
     assert config["code"] == (ROOT / "site" / "fixed_state.py").read_text()
     doc = re.search(r'<script id="lab-doc" type="application/json">(.*?)</script>', page, re.S)[1]

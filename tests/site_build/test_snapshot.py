@@ -102,3 +102,78 @@ def test_the_snapshot_imports_what_a_page_imports_before_its_own_class():
     assert code.index("prepare_pyodide()") < code.index("import numpy, param, bokeh, panel")
     for module in ("ui.worker", "ui.app", "sim", "panel.io.pyodide", "markdown_it"):
         assert re.search(rf"\bimport .*\b{re.escape(module)}\b", code), module
+
+
+def test_a_pages_heap_ships_as_the_blocks_it_changed_of_the_shared_one():
+    shared = bytes(range(256)) * 2  # 512 bytes: blocks of 64, 8 of them
+    heap = bytearray(shared) + bytearray(128)  # the page's heap grew by two blocks
+    heap[70] = 0xAA  # block 1
+    heap[511] = 0  # block 7
+    heap[600] = 1  # block 9, beyond the shared heap's end (zeros there)
+    delta = snapshot.make_delta(shared, bytes(heap), block=64)
+    # [64][640][bits of blocks 0-7: 1 and 7 set; of blocks 8-9: 9 set][the three blocks]
+    assert delta[:8] == (64).to_bytes(4, "little") + (640).to_bytes(4, "little")
+    assert delta[8:10] == bytes([0b10000010, 0b00000010])
+    assert delta[10:] == bytes(heap[64:128]) + bytes(heap[448:512]) + bytes(heap[576:640])
+    assert snapshot.apply_delta(shared, delta) == bytes(heap)
+    assert snapshot.make_delta(shared, shared, block=64) == (64).to_bytes(4, "little") + (512).to_bytes(4, "little") + bytes(1)
+
+
+def test_a_heap_smaller_than_the_shared_one_is_refused():
+    with pytest.raises(SystemExit, match="a page's heap of 64 bytes against a shared one of 128"):
+        snapshot.make_delta(bytes(128), bytes(64), block=64)
+
+
+def test_a_heap_not_in_whole_blocks_ships_its_last_block_as_far_as_it_goes():
+    shared = bytes(100)
+    heap = bytes(99) + b"\x05" + b"\x07" * 10  # 110 bytes: block 1 (64-109) changed, 46 bytes of it
+    delta = snapshot.make_delta(shared, heap, block=64)
+    assert delta == (64).to_bytes(4, "little") + (110).to_bytes(4, "little") + bytes([0b10]) + heap[64:]
+    assert snapshot.apply_delta(shared, delta) == heap
+
+
+APPLY = """
+const snap = require(process.argv[1]);
+const fs = require("fs");
+const [shared, delta] = [fs.readFileSync(process.argv[2]), fs.readFileSync(process.argv[3])];
+const heap = new Uint8Array(Number(process.argv[4]));
+heap.set(shared);
+try {
+  snap.applyDelta(heap, new Uint8Array(delta.buffer, delta.byteOffset, delta.length));
+  process.stdout.write(Buffer.from(heap).toString("hex"));
+} catch (err) { process.stdout.write("error: " + err.message); }
+"""
+
+
+def apply_in_node(tmp_path, shared: bytes, delta: bytes, length: int) -> str:
+    (tmp_path / "shared").write_bytes(shared)
+    (tmp_path / "delta").write_bytes(delta)
+    run = subprocess.run([NODE, "-e", APPLY, str(ROOT / "assets" / "py-snapshot.js"), str(tmp_path / "shared"),
+                          str(tmp_path / "delta"), str(length)], capture_output=True, text=True, check=True)
+    return run.stdout
+
+
+@pytest.mark.skipif(NODE is None, reason="needs Node.js (make build installs it)")
+def test_the_worker_applies_a_pages_changes_as_python_wrote_them(tmp_path):
+    import random
+
+    rng = random.Random(7)
+    shared = bytes(rng.randrange(256) for _ in range(64 * 40))
+    heap = bytearray(shared) + bytearray(64 * 8 + 21)
+    # runs of changed blocks across byte boundaries of the map, single ones, the last (21 bytes)
+    heap[-1] = 9
+    for block in (0, 1, 2, 7, 8, 9, 10, 16, 23, 24, 31, 33, 45, 47):
+        heap[block * 64 + rng.randrange(64)] ^= 0xFF
+    delta = snapshot.make_delta(shared, bytes(heap), block=64)
+    assert apply_in_node(tmp_path, shared, delta, len(heap)) == bytes(heap).hex()
+    assert apply_in_node(tmp_path, shared, delta, len(heap) + 64) == (
+        f"error: a page's heap changes: for {len(heap)} bytes, not {len(heap) + 64}")
+    assert apply_in_node(tmp_path, shared, delta + b"x", len(heap)) == "error: a page's heap changes: 1 bytes left over"
+
+
+def test_every_page_runs_the_shared_heaps_code_first_as_one_string():
+    shared = snapshot.snapshot_code()
+    page = snapshot.snapshot_code({"gates": "abc"})
+    assert len(shared) == 1 and page[0] == shared[0]  # the same bytes of memory, so few blocks change
+    assert "premake({'gates': 'abc'})" in page[1] and "premake" not in shared[0]
+    assert page[1].index("premake") < page[1].index("_sbrk") < page[1].index("random.seed(0)")
