@@ -12,9 +12,8 @@ from pathlib import Path
 import pytest
 from conftest import PAGE_SLUGS, open_page, painted, t_of, wait_live, wait_ready, watch
 
-from sitebuild import zstd
+from sitebuild import snapshot, zstd
 from sitebuild.runtime import PACKED
-from sitebuild import snapshot
 from sitebuild.snapshot import TABLE_MARGIN
 
 SNAPSHOT = "**/pyodide/lab-snapshot*.bin.zst"  # the shared heap, and every page's changes to it
