@@ -136,12 +136,11 @@ async function start(config) {
   for (const [name, late] of Object.entries((downloads && downloads.late) || {})) late.load().then(() => mark(name), warn);
 }
 
-// Every file the restore needs, downloading at once: the shared heap, the page's changes to it and
-// the packages' bundle decoded as they arrive (zstd), the runtime's wasm compiled as it arrives
-// (offline-pyodide.md) with a copy standing by for Pyodide's own fetch, the lock file kept for it. Its fetch of the standard library
-// is given nothing: the file is there all the same (restore's fsInit), and `late` (not counted in
-// the start's progress) fetches it, and the packages' later files, once the page is live, or at
-// once if Python reads them before.
+// Every file the restore needs, downloading at once: the shared heap, the page's changes to it and the
+// packages' bundle decoded as they arrive (zstd), the runtime's wasm compiled as it arrives (offline-pyodide.md)
+// with a copy standing by for Pyodide's own fetch, the lock file kept for it. Its fetch of the standard library
+// is given nothing: the file is there all the same (restore's fsInit), and `late` (not counted in the start's
+// progress) fetches it, and the packages' later files, once the page is live, or at once if Python reads them.
 function downloadEarly(config) {
   const snap = config.snapshot;
   const at = (path) => new URL(path, config.indexURL).href;
@@ -155,11 +154,13 @@ function downloadEarly(config) {
     wasm = { module, spare: got.then(([, spare]) => spare) };
   }
   const heap = new Uint8Array(snap.heap_bytes);  // Pyodide sizes the memory by it at once
-  const inflate = (name, into) => labFetch.unzstdInto(self.fetch, config.base + snap[name], into, self.fzstd.decompress);
-  const heapDone = Promise.all([inflate("heap", heap.subarray(0, snap.shared_bytes)), inflate("delta", new Uint8Array(snap.delta_bytes))])
-    .then(([, delta]) => { labSnapshot.applyDelta(heap, delta); mark("heap"); return heap; });
+  const inflate = (path, into) => labFetch.unzstdInto(self.fetch, config.base + path, into, self.fzstd.decompress);
+  let end = 0;  // the shared heap's parts one after the other, then the page's changes over them
+  const parts = snap.heap.map((path, i) => inflate(path, heap.subarray(end, end += snap.heap_parts[i])));
+  const heapDone = Promise.all([inflate(snap.delta, new Uint8Array(snap.delta_bytes)), ...parts])
+    .then(([delta]) => { labSnapshot.applyDelta(heap, delta); mark("heap"); return heap; });
   const late = (url, size) => labFetch.lateBytes(url, size, self.fzstd.decompress, realFetch);
-  return { wasm, heap, heapDone, bundle: inflate("bundle", new Uint8Array(snap.bundle_bytes)).then((b) => { mark("bundle"); return b; }),
+  return { wasm, heap, heapDone, bundle: inflate(snap.bundle, new Uint8Array(snap.bundle_bytes)).then((b) => { mark("bundle"); return b; }),
     late: { stdlib: late(at("python_stdlib.zip.zst"), config.packed["python_stdlib.zip"]),
       ...(snap.later ? { later: late(config.base + snap.later, snap.later_bytes) } : {}) } };
 }

@@ -1,7 +1,7 @@
 // Keeps the whole site for offline use. One cache per build: a new build installs beside the
 // old one and takes over only when the page asks (the "Reload" offer), then the old cache goes.
-// Python's memory snapshot, the shared heap (pyodide/lab-snapshot.bin.zst, ~12 MB) and each page's
-// changes to it (lab-snapshot-<page>.bin.zst, ~1.2 MB), is kept as a page is visited ({type:
+// Python's memory snapshot, the shared heap (pyodide/lab-snapshot.<n>.bin.zst, 12 MB in parts) and each
+// page's changes to it (lab-snapshot-<page>.bin.zst, ~1 MB), is kept as a page is visited ({type:
 // "lab-keep", url}, or fetched through here); another page starts Python from the wheels, which are kept.
 const CACHE = "lab-__BUILD__";
 const FILES = __FILES__;
@@ -39,7 +39,7 @@ async function keep(cache, request, response) {
 
 const isHeap = (url) => {
   const u = new URL(String(url), self.location.href);
-  return u.origin === self.location.origin && /\/pyodide\/lab-snapshot(-[\w-]+)?\.bin\.zst$/.test(u.pathname);
+  return u.origin === self.location.origin && /\/pyodide\/lab-snapshot(-[\w-]+|\.\d+)\.bin\.zst$/.test(u.pathname);
 };
 
 // Once every file is kept, the pages say "Saved for offline use": the worker tells every page

@@ -4,14 +4,27 @@
 "use strict";
 const fs = require("fs");
 const path = require("path");
-const zlib = require("zlib");
 
 const [indexURL, infoPath, rounds, remember] = process.argv.slice(2);
 const snapInfo = JSON.parse(fs.readFileSync(infoPath, "utf8")).snapshot;
 const snap = require(path.join(__dirname, "..", "assets", "py-snapshot.js"));
-const read = (name) => zlib.gunzipSync(fs.readFileSync(path.join(indexURL, "..", name)));
-const heap = read(Object.values(snapInfo.heaps)[0].heap);  // any page's heap: each holds the imports
+const { unzstdWhole } = require(path.join(__dirname, "..", "assets", "py-fetch.js"));
+const fzstd = require(path.join(indexURL, "..", "assets", "fzstd.js"));
+// a file of zstd frames (sitebuild/zstd.py), its raw length from its index
+const read = (name) => {
+  const packed = fs.readFileSync(path.join(indexURL, "..", name));
+  const view = new DataView(packed.buffer, packed.byteOffset, packed.length);
+  let length = 0;
+  for (let i = 0; i < view.getUint32(8, true); i++) length += view.getUint32(16 + 8 * i, true);
+  return unzstdWhole(packed, new Uint8Array(length), fzstd.decompress, name);
+};
+// the shared heap: it holds the imports, and no page made
+const heap = Buffer.concat(snapInfo.heap.map(read));
 const bundle = read(snapInfo.bundle);
+// the standard library as Pyodide reads it in Node: a file of its own, not zstd
+const stdLibURL = path.join(require("os").tmpdir(), `lab-stdlib-${process.pid}.zip`);
+fs.writeFileSync(stdLibURL, read("pyodide/python_stdlib.zip.zst"));
+process.on("exit", () => fs.rmSync(stdLibURL, { force: true }));
 const info = {};
 snap.wrapCreate(() => snap.preRun(async () => new Uint8Array(bundle.buffer, bundle.byteOffset, bundle.length),
   snapInfo.table_base, async () => {}, info));
@@ -40,7 +53,7 @@ json.dumps(took)
 
 (async () => {
   const pyodide = await loadPyodide({
-    indexURL: indexURL.replace(/\/?$/, "/"), _loadSnapshot: heap,
+    indexURL: indexURL.replace(/\/?$/, "/"), _loadSnapshot: heap, stdLibURL,
     jsglobals: snap.plainGlobals({ XMLHttpRequest: class XMLHttpRequest {} }), _snapshotDeserializer: snap.deserialize,
     stdout: () => {}, stderr: (line) => process.stderr.write(line + "\n"),
   });

@@ -1,7 +1,8 @@
 // Makes Python's memory snapshot for the site (run by the build, in Node 18+):
 //   node sitebuild/snapshot.js <site>/pyodide/ <bundle> <snapshot out> <table margin> <python code>...
 // (sitebuild/snapshot.py runs it.) Starts the Pyodide the site ships from the package bundle (assets/py-snapshot.js: the same
-// start-up order the worker restores in), runs each code in turn (the imports; a page), and writes the heap.
+// start-up order the worker restores in), or restores it from the heap at $LAB_SNAPSHOT_FROM as the worker
+// does, runs each code in turn (the imports; a page), and writes the heap.
 // Prints one JSON line: the table's length in Node, the padded base, the snapshot's size, the
 // files of the modules it holds imported, and what the code left in _lab_report.
 "use strict";
@@ -12,6 +13,7 @@ const [indexURL, bundlePath, outPath, margin, ...codes] = process.argv.slice(2);
 const snap = require(path.join(__dirname, "..", "assets", "py-snapshot.js"));
 const info = {};
 const bundle = fs.readFileSync(bundlePath);
+const from = process.env.LAB_SNAPSHOT_FROM ? fs.readFileSync(process.env.LAB_SNAPSHOT_FROM) : null;
 snap.wrapCreate(() => snap.preRun(async () => new Uint8Array(bundle.buffer, bundle.byteOffset, bundle.length),
   (length) => length + Number(margin), async () => {}, info));
 const { loadPyodide } = require(path.join(indexURL, "pyodide.js"));
@@ -21,6 +23,7 @@ const { loadPyodide } = require(path.join(indexURL, "pyodide.js"));
   const pyodide = await loadPyodide({
     indexURL: indexURL.replace(/\/?$/, "/"),
     _makeSnapshot: true,
+    ...(from ? { _loadSnapshot: new Uint8Array(from.buffer, from.byteOffset, from.length), _snapshotDeserializer: snap.deserialize } : {}),
     // What the worker's scope has and Node's lacks, that Python takes hold of while importing
     // (pyodide_http); the real one is in its place when the snapshot is restored.
     jsglobals: snap.plainGlobals({ XMLHttpRequest: class XMLHttpRequest {} }),
@@ -31,8 +34,6 @@ const { loadPyodide } = require(path.join(indexURL, "pyodide.js"));
     stderr: (line) => process.stderr.write(line + "\n"),
   });
   if (info.error) throw info.error;  // the bundle or numpy's modules did not load
-  // One run each: the shared heap's code is then the same string, and its memory the same bytes,
-  // in every page's run (sitebuild/snapshot.py keeps only what a page changes).
   for (const code of codes) await pyodide.runPythonAsync(code);
   // The files of the modules now imported (relative to site-packages): the bundle restored with leaves them out.
   const imported = JSON.parse(pyodide.runPython(`
@@ -43,7 +44,10 @@ json.dumps(sorted(f[len(_site):] for f in _files if isinstance(f, str) and f.sta
   // What the code left in _lab_report (JSON: which pages it made, sitebuild/snapshot.py).
   const report = pyodide.runPython("globals().get('_lab_report', 'null')");
   pyodide.runPython("globals().pop('_lab_report', None)");
-  for (const name of Object.keys(pyodide.loadedPackages)) delete pyodide.loadedPackages[name];
+  // Pyodide checks that the last of its own values Python holds (the packages it found as it
+  // started: pyodide.loadedPackages, or after a restore an object of its own) is empty again.
+  const own = pyodide._module.__hiwire_get(pyodide._api.getExpectedKeys().length - 1);
+  for (const found of [pyodide.loadedPackages, own]) for (const name of Object.keys(found)) delete found[name];
   const heap = pyodide.makeMemorySnapshot({ serializer: snap.serialize });
   fs.writeFileSync(outPath, heap);
   console.log(JSON.stringify({ table: info.table, tableBase: info.tableBase, bytes: heap.length, imported, report, seconds: (Date.now() - started) / 1000 }));

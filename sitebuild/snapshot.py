@@ -3,10 +3,12 @@
 Pyodide starts in Node from the files the site ships, writes the packages from one bundle into
 its file system, loads numpy's compiled modules in one fixed order into a function table padded
 to a fixed base (assets/py-snapshot.js, the same code the worker restores with), and imports
-numpy, Bokeh, Panel, sim and ui: that heap is shared by every page. Each page's run does the
-same, then makes the page with its default settings and its document (ui.worker.premake: the
-worker adopts them instead of making them); of its heap the site ships only the blocks that
-differ from the shared one (make_delta). The files ship as zstd in frames (sitebuild/zstd.py; the
+numpy, Bokeh, Panel, sim and ui: that heap is shared by every page. Each page's run restores
+it as a worker does, then makes the page with its default settings and its document
+(ui.worker.premake: the worker adopts them instead of making them); of its heap the site ships
+only the blocks that differ from the shared one (make_delta). Two runs of the imports differ in
+where much of their memory lies (measured: 18 of 63 MB, now and then), so a page's run starts
+from the very bytes the site ships. The files ship as zstd in frames (sitebuild/zstd.py; the
 worker decodes each frame as it arrives, whatever the host compresses): the bundle, which
 replaces installing the wheels, the shared heap and each page's changes.
 
@@ -37,7 +39,11 @@ BUNDLE = "lab-packages.bin.zst"
 # (assets/py-snapshot.js lazyFile). Measured on this build: 8.4 of 16.4 MB raw, 2.2 of 3.6 MB zstd;
 # no page opened one on its way to live, nor in a session of settings changed.
 LATER = "lab-packages-later.bin.zst"
-HEAP_PREFIX = "lab-snapshot"  # the shared heap lab-snapshot.bin.zst, a page's changes lab-snapshot-<slug>.bin.zst
+HEAP_PREFIX = "lab-snapshot"  # the shared heap lab-snapshot.<n>.bin.zst, a page's changes lab-snapshot-<slug>.bin.zst
+# The shared heap ships in parts of at most this many bytes (whole zstd frames each): Chromium's
+# cache in memory (a private window's, Playwright's) keeps no response over 1/8 of its 50 MB, so a
+# 12 MB heap in one file was fetched again by the next page (measured), the wasm's 3.2 MB was not.
+PART_BYTES = 5_000_000
 # Bytes a block of a page's changes to the shared heap (make_delta). Measured on gates' heap
 # (75 MB, 3.3 MB of it changed by making the page): blocks of 4 kB, 4.0 MB zstd; 256 B, 1.6 MB;
 # 64 B, 1.26 MB (its map of changed blocks 9 kB); 32 B, 1.18 MB.
@@ -98,12 +104,11 @@ numpy.random.seed(0)
 """
 
 
-def snapshot_code(expected: dict[str, str] | None = None) -> list[str]:
-    """What the snapshot's Python runs before its heap is saved, one run each: the imports, the
-    free memory zeroed, the seeds fixed (the shared heap); with `expected` (slug -> digest of the
-    ids of the document built ahead of time), then those pages made, and the same again."""
-    shared = IMPORTS + ZERO_FREE + SEEDS
-    return [shared] if expected is None else [shared, PREMAKE.format(expected=dict(expected)) + ZERO_FREE + SEEDS]
+def snapshot_code(expected: dict[str, str] | None = None) -> str:
+    """What the snapshot's Python runs before its heap is saved: the imports, the free memory
+    zeroed, the seeds fixed (the shared heap); with `expected` (slug -> digest of the ids of the
+    document built ahead of time), restored from the shared heap: those pages made, and the same."""
+    return IMPORTS + ZERO_FREE + SEEDS if expected is None else PREMAKE.format(expected=dict(expected)) + ZERO_FREE + SEEDS
 
 
 # Files of the wheels the restored Python never opens, left out of the bundle (the heap already
@@ -160,9 +165,10 @@ def write_bundle(wheels: list[Path], dest: Path, imported: frozenset[str] = froz
             "later_files": len(lazy), "later_bytes": sum(len(b) for _, b in lazy)}
 
 
-def heap_name(slug: str | None = None) -> str:
-    """The file of the shared heap (no slug), or of the page's changes to it, in pyodide/."""
-    return f"{HEAP_PREFIX}.bin.zst" if slug is None else f"{HEAP_PREFIX}-{slug}.bin.zst"
+def heap_name(slug: str | None = None, part: int = 1) -> str:
+    """The file of the page's changes to the shared heap, or (no slug) of a part of the shared
+    heap (from 1), in pyodide/."""
+    return f"{HEAP_PREFIX}.{part}.bin.zst" if slug is None else f"{HEAP_PREFIX}-{slug}.bin.zst"
 
 
 def make_delta(shared: bytes, heap: bytes, block: int = BLOCK) -> bytes:
@@ -205,25 +211,33 @@ def apply_delta(shared: bytes, delta: bytes) -> bytes:
     return bytes(heap)
 
 
-def _make_heap(node: str, pyodide_dir: Path, raw_bundle: Path, slug: str | None, ids: str = "") -> dict:
-    """One Node run: the imports (the shared heap, packed into pyodide/<heap_name()> here, beside
-    the other run), or the imports and the page `slug` made (if its ids are `ids`); the heap
-    written raw; what snapshot.js printed, or {"error": ...}."""
+def _make_heap(node: str, pyodide_dir: Path, raw_bundle: Path, slug: str | None, ids: str = "",
+               shared: Path | None = None) -> dict:
+    """One Node run: the imports (the shared heap), or, restored from the `shared` heap as a
+    worker restores it, the page `slug` made (if its ids are `ids`); the heap written raw; what
+    snapshot.js printed, or {"error": ...}."""
     from ui.worker import WORKER_ENV  # noqa: PLC0415 (Python's environment in the worker)
 
     raw_heap = pyodide_dir / heap_name(slug).removesuffix(".zst")
-    code = snapshot_code(None if slug is None else {slug: ids})
+    env = {**os.environ, "LAB_SNAPSHOT_ENV": json.dumps(WORKER_ENV), **({"LAB_SNAPSHOT_FROM": str(shared)} if shared else {})}
     result = subprocess.run(
         [node, str(ROOT / "sitebuild" / "snapshot.js"), str(pyodide_dir) + "/", str(raw_bundle), str(raw_heap),
-         str(TABLE_MARGIN), *code],
-        capture_output=True, text=True, env={**os.environ, "LAB_SNAPSHOT_ENV": json.dumps(WORKER_ENV)})
+         str(TABLE_MARGIN), snapshot_code(None if slug is None else {slug: ids})],
+        capture_output=True, text=True, env=env)
     if result.returncode != 0:
         raw_heap.unlink(missing_ok=True)
         return {"error": result.stderr.strip()[-2000:]}
     made = json.loads(result.stdout.strip().splitlines()[-1])
-    if slug is None:
-        (pyodide_dir / heap_name()).write_bytes(zstd.compress(raw_heap.read_bytes()))
     return {**made, "raw": raw_heap, "found": (json.loads(made["report"] or "null") or {}).get(slug)}
+
+
+def _pack_shared(pyodide_dir: Path, raw: bytes) -> list[tuple[str, int]]:
+    """The shared heap into pyodide/<heap_name(None, n)>, in parts (PART_BYTES): [(path, raw bytes)]."""
+    parts = []
+    for n, (packed, raw_bytes) in enumerate(zstd.compress_parts(raw, PART_BYTES), 1):
+        (pyodide_dir / heap_name(None, n)).write_bytes(packed)
+        parts.append((f"pyodide/{heap_name(None, n)}", raw_bytes))
+    return parts
 
 
 def make_snapshot(out: Path, lock: dict, packages: list[str], ahead: dict[str, dict]) -> dict | None:
@@ -249,14 +263,19 @@ def make_snapshot(out: Path, lock: dict, packages: list[str], ahead: dict[str, d
     wheels = [pyodide_dir / lock["packages"][n]["file_name"] for n in resolve(lock, packages)]
     raw_bundle = pyodide_dir / "lab-packages.bin"
     write_bundle(wheels, raw_bundle)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
-        runs = [None, *ahead]  # the shared heap first
-        made = dict(zip(runs, pool.map(
-            lambda slug: _make_heap(node[0], pyodide_dir, raw_bundle, slug, slug and ahead[slug]["ids"]), runs)))
+    made = {None: _make_heap(node[0], pyodide_dir, raw_bundle, None)}  # the shared heap first
+    if "error" not in made[None]:
+        raw_shared = made[None]["raw"]
+        with concurrent.futures.ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
+            packing = pool.submit(_pack_shared, pyodide_dir, raw_shared.read_bytes())  # beside the pages' runs
+            made.update(zip(ahead, pool.map(
+                lambda slug: _make_heap(node[0], pyodide_dir, raw_bundle, slug, ahead[slug]["ids"], raw_shared), ahead)))
+            made[None]["parts"] = packing.result()
     failed = {slug or "shared": m["error"] for slug, m in made.items() if "error" in m}
     if failed or len({(m["tableBase"], m["table"]) for m in made.values()}) != 1:
-        for slug, m in made.items():
-            (pyodide_dir / heap_name(slug)).unlink(missing_ok=True)
+        for heap in pyodide_dir.glob(f"{HEAP_PREFIX}*"):
+            heap.unlink()
+        for m in made.values():
             if "raw" in m:
                 m["raw"].unlink(missing_ok=True)
         raw_bundle.unlink(missing_ok=True)
@@ -291,14 +310,16 @@ def make_snapshot(out: Path, lock: dict, packages: list[str], ahead: dict[str, d
         "bundle_zstd_bytes": (pyodide_dir / BUNDLE).stat().st_size, "bundle_sha256": sha256(pyodide_dir / BUNDLE),
         "later": f"pyodide/{LATER}", "later_bytes": bundle["later_bytes"],
         "later_zstd_bytes": (pyodide_dir / LATER).stat().st_size, "later_sha256": sha256(pyodide_dir / LATER),
-        "heap": f"pyodide/{heap_name()}", "shared_bytes": shared["bytes"],
-        "heap_zstd_bytes": (pyodide_dir / heap_name()).stat().st_size, "heap_sha256": sha256(pyodide_dir / heap_name()),
+        "heap": [path for path, _ in shared["parts"]], "heap_parts": [raw for _, raw in shared["parts"]],
+        "shared_bytes": shared["bytes"], "heap_zstd_bytes": sum((out / path).stat().st_size for path, _ in shared["parts"]),
+        "heap_sha256": [sha256(out / path) for path, _ in shared["parts"]],
         "table_base": shared["tableBase"], "node_table": shared["table"],
         "files": bundle["files"], "dynlibs": bundle["dynlibs"], "heaps": heaps,
     }
     deltas = sorted(h["delta_zstd_bytes"] / 1e6 for h in heaps.values())
     grown = sorted(h["heap_bytes"] / 1e6 for h in heaps.values())
-    log(f"snapshot: one shared heap, {shared['bytes'] / 1e6:.1f} MB ({info['heap_zstd_bytes'] / 1e6:.1f} MB zstd); "
+    log(f"snapshot: one shared heap, {shared['bytes'] / 1e6:.1f} MB ({info['heap_zstd_bytes'] / 1e6:.1f} MB zstd "
+        f"in {len(shared['parts'])} parts); "
         f"each page's changes {deltas[0]:.2f}-{deltas[-1]:.2f} MB zstd, its heap {grown[0]:.1f}-{grown[-1]:.1f} MB, "
         f"its page made in it: {sum(h['premade'] for h in heaps.values())} of {len(heaps)}; "
         f"packages {bundle['bytes'] / 1e6:.1f} MB ({info['bundle_zstd_bytes'] / 1e6:.1f} MB zstd, "

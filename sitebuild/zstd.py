@@ -32,17 +32,34 @@ SKIPPABLE = 0x184D2A50
 DECODER = "assets/fzstd.js"
 
 
-def compress(data: bytes) -> bytes:
-    """`data` as zstd in frames (the module's docstring says how)."""
+def _frames(data: bytes) -> list[tuple[bytes, int]]:
+    """`data` as independent zstd frames of at most FRAME raw bytes: (frame, its raw bytes)."""
     import zstandard  # noqa: PLC0415 (build only: requirements/build.txt)
 
     params = zstandard.ZstdCompressionParameters(window_log=23, write_content_size=True, **SEARCH)
-    frames = [zstandard.ZstdCompressor(compression_params=params).compress(data[at:at + FRAME])
-              for at in range(0, len(data), FRAME)]
-    sizes = [len(frame) for frame in frames]
-    raws = [min(FRAME, len(data) - at) for at in range(0, len(data), FRAME)]
-    index = struct.pack(f"<I{2 * len(frames)}I", len(frames), *(n for pair in zip(sizes, raws) for n in pair))
-    return struct.pack("<II", SKIPPABLE, len(index)) + index + b"".join(frames)
+    return [(zstandard.ZstdCompressor(compression_params=params).compress(data[at:at + FRAME]), min(FRAME, len(data) - at))
+            for at in range(0, len(data), FRAME)]
+
+
+def _file(frames: list[tuple[bytes, int]]) -> bytes:
+    index = struct.pack(f"<I{2 * len(frames)}I", len(frames), *(n for frame, raw in frames for n in (len(frame), raw)))
+    return struct.pack("<II", SKIPPABLE, len(index)) + index + b"".join(frame for frame, _ in frames)
+
+
+def compress(data: bytes) -> bytes:
+    """`data` as zstd in frames (the module's docstring says how)."""
+    return _file(_frames(data))
+
+
+def compress_parts(data: bytes, limit: int) -> list[tuple[bytes, int]]:
+    """`data` as files of `compress`'s layout, each of whole frames and at most `limit` bytes
+    (or one frame), one after the other: (file, the raw bytes it holds)."""
+    parts: list[list[tuple[bytes, int]]] = [[]]
+    for frame in _frames(data):
+        if parts[-1] and sum(len(f) for f, _ in parts[-1]) + len(frame[0]) + 8 * (len(parts[-1]) + 2) > limit:
+            parts.append([])
+        parts[-1].append(frame)
+    return [(_file(frames), sum(raw for _, raw in frames)) for frames in parts]
 
 
 def write(src: Path, dest: Path) -> None:

@@ -52,7 +52,7 @@ function register() {
       if (!worker) return;
       worker.postMessage({ type: "lab-saved?" });
       // this page's memory snapshot (the shared heap, the page's changes), fetched before the worker was there: kept now
-      for (const file of snap ? [snap.heap, snap.delta] : []) worker.postMessage({ type: "lab-keep", url: new URL(file, location.href).href });
+      for (const file of snap ? [...snap.heap, snap.delta] : []) worker.postMessage({ type: "lab-keep", url: new URL(file, location.href).href });
     };
     ask(reg.active);  // a visit after the first: already kept?
     if (!reg.active) navigator.serviceWorker.ready.then((r) => ask(r.active));

@@ -7,6 +7,7 @@ assert nothing, and each repaints every figure for print) and land in screenshot
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -48,6 +49,12 @@ def site() -> Path:
     if not (SITE / "index.html").exists():
         subprocess.run([sys.executable, str(ROOT / "build.py")], check=True)
     return SITE
+
+
+def shared_heap(site: Path = SITE) -> list[str]:
+    """The file names of the shared heap's parts (sitebuild/snapshot.py), in order."""
+    info = json.loads((site / "build-info.json").read_text())["snapshot"]
+    return [path.rsplit("/", 1)[1] for path in info["heap"]]
 
 
 class Server:

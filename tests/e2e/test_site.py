@@ -176,7 +176,7 @@ def test_the_life_of_a_page(context, server, site, slug):
     assert "premade" in steps and "adopt" in steps and not {"page object", "document", "json"} & set(steps), steps
     assert page.evaluate("window.lab.timings.snapshot") is True
     own = config(page)["worker"]["snapshot"]
-    assert (own["heap"], own["delta"]) == ("pyodide/lab-snapshot.bin.zst", f"pyodide/lab-snapshot-{slug}.bin.zst")
+    assert (own["heap"][0], own["delta"]) == ("pyodide/lab-snapshot.1.bin.zst", f"pyodide/lab-snapshot-{slug}.bin.zst")
     # the runtime's wasm compiled early, as it downloaded (py-worker.js downloadEarly), before
     # the restore, and fetched once: Pyodide's own fetch of it was given the early one's copy
     marks = page.evaluate("window.lab.timings.worker")
@@ -188,8 +188,8 @@ def test_the_life_of_a_page(context, server, site, slug):
     assert not set(PACKED) & set(asked), asked
     # every file the restore needs was asked for once, before Pyodide's own script (its
     # downloads do not wait for the two scripts, nor Pyodide's start for them)
-    early = ["pyodide.asm.wasm", "pyodide-lock.json",
-             "lab-snapshot.bin.zst", f"lab-snapshot-{slug}.bin.zst", "lab-packages.bin.zst"]
+    early = ["pyodide.asm.wasm", "pyodide-lock.json", f"lab-snapshot-{slug}.bin.zst", "lab-packages.bin.zst",
+             *(path.rsplit("/", 1)[1] for path in own["heap"])]
     assert all(asked.count(name) == 1 for name in early), asked
     assert max(asked.index(name) for name in early) < asked.index("pyodide.js"), asked
     # the first plot's files came first: the shell as one file (sitebuild/bundle.py), and nothing

@@ -17,7 +17,7 @@ from sitebuild.runtime import PACKED
 from sitebuild.snapshot import TABLE_MARGIN
 
 SNAPSHOT = "**/pyodide/lab-snapshot*.bin.zst"  # the shared heap, and every page's changes to it
-SHARED = "**/pyodide/lab-snapshot.bin.zst"
+SHARED = "**/pyodide/lab-snapshot.*.bin.zst"  # its parts
 
 
 def config(page) -> dict:
@@ -25,12 +25,11 @@ def config(page) -> dict:
 
 
 def broken_heap(site: Path):
-    """A route handler: the shared heap's first 4 MB and then garbage, so the frames' index finds
-    it cut short. Read from the built site's file (fetching the real 12 MB through Playwright inside the
-    handler held the page's load past goto's 30 s on a busy machine)."""
-    info = json.loads((site / "build-info.json").read_text())["snapshot"]
-    with (site / info["heap"]).open("rb") as f:
-        body = f.read(4 << 20) + b"\x00" * 1000
+    """A route handler: the first half of the shared heap's first part and then garbage, so the
+    frames' index finds it cut short. Read from the built site's file (fetching the real heap
+    through Playwright inside the handler held the page's load past goto's 30 s on a busy machine)."""
+    first = site / json.loads((site / "build-info.json").read_text())["snapshot"]["heap"][0]
+    body = first.read_bytes()[:first.stat().st_size // 2] + b"\x00" * 1000
     return lambda route: route.fulfill(status=200, body=body, headers={"Content-Type": "application/zstd"})
 
 
@@ -49,9 +48,10 @@ def test_a_snapshot_that_cannot_restore_still_goes_live(context, server, site, h
     elif how == "corrupt":
         page.route(SNAPSHOT, broken_heap(site))
     else:  # well-formed zstd frames of the right length, all zeros: Pyodide's own check fails it
-        size = json.loads((site / "build-info.json").read_text())["snapshot"]["shared_bytes"]
-        zeros = zstd.compress(b"\x00" * size)  # the page's changes apply over it
-        page.route(SHARED, lambda route: route.fulfill(status=200, body=zeros))
+        info = json.loads((site / "build-info.json").read_text())["snapshot"]
+        zeros = {path.rsplit("/", 1)[1]: zstd.compress(bytes(raw)) for path, raw in zip(info["heap"], info["heap_parts"])}
+        # the page's changes apply over it
+        page.route(SHARED, lambda route: route.fulfill(status=200, body=zeros[route.request.url.rsplit("/", 1)[1]]))
     warnings = []
     page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
     page.goto(f"{server.url}{PAGE_SLUGS[0]}.html")
@@ -210,10 +210,15 @@ def test_the_built_site_ships_the_snapshot_it_describes(site):
     assert info["dynlibs"] == 19  # numpy 2.0.2's compiled modules
     # one shared heap, and each page's changes to it with its page made in it, its document the
     # one embedded (its ids: sitebuild/snapshot.py compares them)
-    shared = site / info["heap"]
-    assert info["heap"] == "pyodide/lab-snapshot.bin.zst" and shared.stat().st_size == info["heap_zstd_bytes"]
-    assert hashlib.sha256(shared.read_bytes()).hexdigest() == info["heap_sha256"]
-    shared = zstd.decompress(shared.read_bytes())
+    # (in parts of at most PART_BYTES, each its own zstd frames: a cache in memory keeps each)
+    parts = [site / path for path in info["heap"]]
+    assert info["heap"] == [f"pyodide/lab-snapshot.{n}.bin.zst" for n in range(1, len(parts) + 1)] and len(parts) >= 2
+    assert all(part.stat().st_size <= snapshot.PART_BYTES for part in parts)
+    assert sum(part.stat().st_size for part in parts) == info["heap_zstd_bytes"]
+    assert [hashlib.sha256(part.read_bytes()).hexdigest() for part in parts] == info["heap_sha256"]
+    raws = [zstd.decompress(part.read_bytes()) for part in parts]
+    assert [len(raw) for raw in raws] == info["heap_parts"]
+    shared = b"".join(raws)
     assert len(shared) == info["shared_bytes"] and shared[:4] == (0x706E7300).to_bytes(4, "little")
     assert sorted(info["heaps"]) == sorted(PAGE_SLUGS)
     for slug, own in info["heaps"].items():

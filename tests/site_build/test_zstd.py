@@ -59,3 +59,15 @@ def test_writing_replaces_the_raw_file_and_is_reproducible(tmp_path):
         assert not (tmp_path / name).exists()
     assert (tmp_path / "one.zst").read_bytes() == (tmp_path / "two.zst").read_bytes()
     assert zstd.decompress((tmp_path / "one.zst").read_bytes()) == DATA[:3_000_000]
+
+
+def test_parts_are_whole_frames_each_within_the_limit_and_read_back_in_order():
+    data = bytes(range(256)) * 4096 * 3 + b"\x01" * 9_000_000  # 3 MB of a pattern, 9 MB of one byte
+    one = zstd.compress(data)
+    # a limit below any two frames' files: a part a frame (two frames of 8 MB at most)
+    parts = zstd.compress_parts(data, 16)
+    assert [raw for _, raw in parts] == [zstd.FRAME, len(data) - zstd.FRAME]
+    assert b"".join(zstd.decompress(p) for p, _ in parts) == data
+    # a limit the whole file fits in: one part, the same file as compress
+    assert zstd.compress_parts(data, len(one)) == [(one, len(data))]
+    assert all(len(p) <= 1_000 for p, _ in zstd.compress_parts(bytes(30_000_000), 1_000))
