@@ -232,9 +232,10 @@ def _make_heap(node: str, pyodide_dir: Path, raw_bundle: Path, slug: str | None,
 
 
 def _pack_shared(pyodide_dir: Path, raw: bytes) -> list[tuple[str, int]]:
-    """The shared heap into pyodide/<heap_name(None, n)>, in parts (PART_BYTES): [(path, raw bytes)]."""
+    """The shared heap into pyodide/<heap_name(None, n)>, in parts (PART_BYTES), packed as hard as
+    zstd packs (every first visit downloads it): [(path, raw bytes)]."""
     parts = []
-    for n, (packed, raw_bytes) in enumerate(zstd.compress_parts(raw, PART_BYTES), 1):
+    for n, (packed, raw_bytes) in enumerate(zstd.compress_parts(raw, PART_BYTES, zstd.HARDEST), 1):
         (pyodide_dir / heap_name(None, n)).write_bytes(packed)
         parts.append((f"pyodide/{heap_name(None, n)}", raw_bytes))
     return parts

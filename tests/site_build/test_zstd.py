@@ -71,3 +71,10 @@ def test_parts_are_whole_frames_each_within_the_limit_and_read_back_in_order():
     # a limit the whole file fits in: one part, the same file as compress
     assert zstd.compress_parts(data, len(one)) == [(one, len(data))]
     assert all(len(p) <= 1_000 for p, _ in zstd.compress_parts(bytes(30_000_000), 1_000))
+
+
+def test_the_hardest_packing_reads_back_the_same_and_is_no_larger():
+    data = (bytes(range(256)) * 64 + bytes(7_000)) * 300
+    hard = zstd.compress_parts(data, 10 << 20, zstd.HARDEST)
+    assert len(hard) == 1 and zstd.decompress(hard[0][0]) == data
+    assert len(hard[0][0]) <= len(zstd.compress(data))
