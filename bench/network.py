@@ -17,7 +17,9 @@ Medians over --runs, per page, cold (a new context per load, service workers blo
   (/proc/<pid>/smaps_rollup) minus the same browser idle on about:blank (at each run's start).
 Then, per run, cache on (serve.py's Cache-Control: no-cache) and service workers allowed:
 - two pages in a row: the first two pages in one tab, the second opened once the first is live:
-  the second's plot, live and MB (the service worker's install shares the link);
+  the second's plot, live and MB (the service worker registers once a page has been live 5 s,
+  assets/js/offline.js: its first install does not share the link here; the second page takes
+  the shared heap from the browser's cache, in parts a cache in memory keeps);
 - a course page of another origin (a second server on another port, the same link) embedding
   the pages (?embed=1), all in view, untouched for 20 s: MB carried and memory at 20 s, each
   embed's first plot (s from the course page's navigation; "-": not by then). An embed starts
