@@ -1,15 +1,15 @@
 // Makes Python's memory snapshot for the site (run by the build, in Node 18+):
-//   node sitebuild/snapshot.js <site>/pyodide/ <bundle> <snapshot out> <table margin> <python code>...
+//   node sitebuild/snapshot.js <site>/pyodide/ <bundle> <snapshot out> <table margin> <python code>
 // (sitebuild/snapshot.py runs it.) Starts the Pyodide the site ships from the package bundle (assets/py-snapshot.js: the same
 // start-up order the worker restores in), or restores it from the heap at $LAB_SNAPSHOT_FROM as the worker
-// does, runs each code in turn (the imports; a page), and writes the heap.
+// does, runs the code (the imports, or a page), and writes the heap.
 // Prints one JSON line: the table's length in Node, the padded base, the snapshot's size, the
 // files of the modules it holds imported, and what the code left in _lab_report.
 "use strict";
 const fs = require("fs");
 const path = require("path");
 
-const [indexURL, bundlePath, outPath, margin, ...codes] = process.argv.slice(2);
+const [indexURL, bundlePath, outPath, margin, code] = process.argv.slice(2);
 const snap = require(path.join(__dirname, "..", "assets", "py-snapshot.js"));
 const info = {};
 const bundle = fs.readFileSync(bundlePath);
@@ -34,7 +34,7 @@ const { loadPyodide } = require(path.join(indexURL, "pyodide.js"));
     stderr: (line) => process.stderr.write(line + "\n"),
   });
   if (info.error) throw info.error;  // the bundle or numpy's modules did not load
-  for (const code of codes) await pyodide.runPythonAsync(code);
+  await pyodide.runPythonAsync(code);
   // The files of the modules now imported (relative to site-packages): the bundle restored with leaves them out.
   const imported = JSON.parse(pyodide.runPython(`
 import json, sys

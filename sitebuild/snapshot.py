@@ -274,11 +274,8 @@ def make_snapshot(out: Path, lock: dict, packages: list[str], ahead: dict[str, d
             made[None]["parts"] = packing.result()
     failed = {slug or "shared": m["error"] for slug, m in made.items() if "error" in m}
     if failed or len({(m["tableBase"], m["table"]) for m in made.values()}) != 1:
-        for heap in pyodide_dir.glob(f"{HEAP_PREFIX}*"):
+        for heap in pyodide_dir.glob(f"{HEAP_PREFIX}*"):  # packed and raw
             heap.unlink()
-        for m in made.values():
-            if "raw" in m:
-                m["raw"].unlink(missing_ok=True)
         raw_bundle.unlink(missing_ok=True)
         log("SNAPSHOT: none, Node could not make it; pages start Python the normal way:\n"
             + ("\n".join(f"{slug}: {error}" for slug, error in failed.items()) or "the heaps' tables differ"))
@@ -299,8 +296,8 @@ def make_snapshot(out: Path, lock: dict, packages: list[str], ahead: dict[str, d
                        "delta_zstd_bytes": (pyodide_dir / heap_name(slug)).stat().st_size,
                        "delta_sha256": sha256(pyodide_dir / heap_name(slug)), "premade": m["found"] == ahead[slug]["ids"]}
     shared["raw"].unlink()
-    # Every heap holds the imported modules: the bundle the worker restores with leaves out
-    # the files of those imported in all of them.
+    # The shared heap holds the imported modules: the bundle the worker restores with leaves out
+    # their files.
     imported = frozenset(shared["imported"])
     raw_later = pyodide_dir / LATER.removesuffix(".zst")
     bundle = write_bundle(wheels, raw_bundle, imported, raw_later)

@@ -62,7 +62,7 @@ def compress_parts(data: bytes, limit: int, search: dict = SEARCH) -> list[tuple
     (or one frame), one after the other: (file, the raw bytes it holds)."""
     parts: list[list[tuple[bytes, int]]] = [[]]
     for frame in _frames(data, search):
-        if parts[-1] and sum(len(f) for f, _ in parts[-1]) + len(frame[0]) + 8 * (len(parts[-1]) + 2) > limit:
+        if parts[-1] and len(_file([*parts[-1], frame])) > limit:
             parts.append([])
         parts[-1].append(frame)
     return [(_file(frames), sum(raw for _, raw in frames)) for frames in parts]

@@ -1,6 +1,7 @@
 // Offline: the service worker (sw.js) registered once the page has been live a while (or at once
-// where one already serves the page), "Saved for offline use" once this build's worker keeps every file (it says so), a quiet line for a few seconds
-// and the same in the footer and the help for good; the offer to reload into a new build.
+// where one already serves the page), "Saved for offline use" once this build's worker keeps every
+// file (it says so), a quiet line for a few seconds and the same in the footer and the help for
+// good; the offer to reload into a new build.
 // Writes state.offline.
 import { $, pageConfig } from "./config.js";
 import { state } from "./state.js";
@@ -36,12 +37,12 @@ function offerUpdate(reg) {
 // The first install downloads every file but the heaps (about 20 MB): it waits until the page has
 // been live this long, so that it does not share the link with the page a reader opens next
 // (bench/network.py: a second page at 10 Mbit/s carried 29 MB until live with the install beside it).
-export const INSTALL_AFTER_MS = 5000;
+const INSTALL_AFTER_MS = 5000;
 
-export function registerServiceWorker(after = INSTALL_AFTER_MS) {
+export function registerServiceWorker() {
   if (!("serviceWorker" in navigator) || !window.isSecureContext) return;
   if (navigator.serviceWorker.controller) register();
-  else setTimeout(register, after);
+  else setTimeout(register, INSTALL_AFTER_MS);
 }
 
 function register() {
@@ -51,7 +52,8 @@ function register() {
     const ask = (worker) => {
       if (!worker) return;
       worker.postMessage({ type: "lab-saved?" });
-      // this page's memory snapshot (the shared heap, the page's changes), fetched before the worker was there: kept now
+      // this page's memory snapshot (the shared heap, the page's changes), fetched before the
+      // worker was there: kept now
       for (const file of snap ? [...snap.heap, snap.delta] : []) worker.postMessage({ type: "lab-keep", url: new URL(file, location.href).href });
     };
     ask(reg.active);  // a visit after the first: already kept?
