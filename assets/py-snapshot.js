@@ -144,15 +144,54 @@
     return heap;
   }
 
+  // Two sums of `words` (a Uint32Array), each modulo 2^32: of the words, and of each word times
+  // its place from 1 (sitebuild/snapshot.py before_sums).
+  function sums(words) {
+    let plain = 0, placed = 0;
+    for (let i = 0; i < words.length; i++) {
+      plain = (plain + words[i]) | 0;
+      placed = (placed + Math.imul(i + 1, words[i])) | 0;
+    }
+    return [plain >>> 0, placed >>> 0];
+  }
+
+  // The heap as it was made: the build XORed its memory's first `length` bytes with the wasm's
+  // memory as its instantiation left it (its data; wrapCreate's `fresh`), most of which the heap
+  // still holds: zeros, they pack to nothing (sitebuild/snapshot.py xor_before). XORed with
+  // `memory` (those bytes, kept) again they are the heap's, if `memory` is what the build found
+  // (its `expected` sums): else an error, and the page starts Python anew.
+  function xorBefore(heap, memory, length, expected) {
+    if (!length) return heap;  // a build that XORed nothing
+    const now = new Uint32Array(memory.buffer, memory.byteOffset, length / 4);
+    const found = sums(now);
+    if (found[0] !== expected[0] || found[1] !== expected[1]) {
+      heap.fill(0, 0, 4);  // Pyodide refuses the heap at once (its magic number), not Python later
+      throw new Error(`the wasm's memory as instantiated is not the one the heap was made against (sums ${found}, not ${expected})`);
+    }
+    const at = new DataView(heap.buffer, heap.byteOffset, 8).getUint32(4, true);  // after Pyodide's header
+    const words = new Uint32Array(heap.buffer, heap.byteOffset + at, length / 4);
+    for (let i = 0; i < words.length; i++) words[i] ^= now[i];
+    return heap;
+  }
+
   // Pyodide calls the global _createPyodideModule(settings) that pyodide.asm.js defines: put
   // `extra()`'s preRun (or none) in front of Pyodide's own (Emscripten runs them last first).
-  function wrapCreate(extra, instantiate) {
+  // `fresh(memory)`, if given, sees the wasm's memory (a Uint8Array) as its instantiation left it
+  // (its data, zeros after), before any code runs: at once, it keeps what it needs.
+  function wrapCreate(extra, instantiate, fresh) {
     let real = null;
     const wrapped = (settings) => {
       const more = extra();
       if (more) settings.preRun = [more, ...settings.preRun];
       // the worker's: a wasm module compiled while the snapshot downloaded, Pyodide's own way after
       if (instantiate && settings.instantiateWasm) settings.instantiateWasm = instantiate(settings.instantiateWasm);
+      const own = settings.instantiateWasm;
+      if (fresh && own) {
+        settings.instantiateWasm = (imports, done) => own(imports, (instance, module) => {
+          fresh(new Uint8Array((imports.env.memory || instance.exports.memory).buffer));
+          return done(instance, module);
+        });
+      }
       return real(settings);
     };
     Object.defineProperty(global, "_createPyodideModule", {
@@ -189,7 +228,7 @@
     return Object.assign(plain, extra);
   }
 
-  const api = { readBundle, lazyFile, writeLazily, applyDelta, preRun, wrapCreate, serialize, deserialize, plainGlobals, SITE };
+  const api = { readBundle, lazyFile, writeLazily, applyDelta, sums, xorBefore, preRun, wrapCreate, serialize, deserialize, plainGlobals, SITE };
   if (typeof module === "object" && module.exports) module.exports = api;
   else global.labSnapshot = api;
 })(globalThis);

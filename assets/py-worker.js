@@ -12,8 +12,7 @@
 
 let names = null;  // the message names: WORKER_MESSAGES
 let py = null;  // ui.worker, once the page is live
-let pageInfo = null;
-let gotPage = null;
+let pageInfo = null, gotPage = null;
 const pagePromise = new Promise((resolve) => { gotPage = resolve; });
 const early = [];  // messages that came before Python was ready for them
 const fetchedEarly = new Map();  // url -> the response of a download started early (downloadEarly)
@@ -177,20 +176,21 @@ function instantiateEarly(wasm) {
 
 async function restore(config, { wasm, heap, heapDone, bundle, late: { stdlib, later } }) {
   const snap = config.snapshot;
-  // Either file missing or broken fails the start at once, not once Pyodide reads it.
-  const broken = Promise.all([heapDone, bundle]).then(() => new Promise(() => {}));
+  const broken = Promise.all([heapDone, bundle]).then(() => new Promise(() => {}));  // fails at once, not when read
   // Pyodide starts now, not once the page is on screen: its script, the wasm's instantiation,
   // the packages' files and numpy's modules are made while the heap downloads (live came
   // 0.2-0.3 s sooner; the first plot, on the page's own thread, was no later).
   const info = {};
-  labSnapshot.wrapCreate(() => labSnapshot.preRun(() => bundle, snap.table_base, () => heapDone, info, later && later.get),
-    wasm && instantiateEarly(wasm));
+  let fresh = null;  // the wasm's memory as instantiated, as far as the heap was XORed with it (xorBefore)
+  const ready = () => heapDone.then((heap) => labSnapshot.xorBefore(heap, fresh, snap.before_bytes, snap.before_sums));
+  labSnapshot.wrapCreate(() => labSnapshot.preRun(() => bundle, snap.table_base, ready, info, later && later.get),
+    wasm && instantiateEarly(wasm), (memory) => { fresh = memory.slice(0, snap.before_bytes); });
   const pyodide = await Promise.race([broken, loadPyodide({
     indexURL: config.indexURL, env: config.env, _loadSnapshot: heap,
     jsglobals: labSnapshot.plainGlobals(), _snapshotDeserializer: labSnapshot.deserialize,
     fsInit: (FS) => labSnapshot.writeLazily(FS, "/lib/python312.zip", config.packed["python_stdlib.zip"], stdlib.get),
     stdout: () => {}, stderr: (line) => console.debug(line),
-  })]);
+  })]).catch((err) => { throw info.error || err; });
   if (info.error) throw info.error;
   // The heap is in the wasm's memory now; Pyodide keeps its copy (90 MB) in its settings for
   // good: detaching it frees it at once, not at a garbage collection that may come much later.

@@ -26,8 +26,10 @@ const stdLibURL = path.join(require("os").tmpdir(), `lab-stdlib-${process.pid}.z
 fs.writeFileSync(stdLibURL, read("pyodide/python_stdlib.zip.zst"));
 process.on("exit", () => fs.rmSync(stdLibURL, { force: true }));
 const info = {};
+let fresh = null;  // the wasm's memory as instantiated (the heap is XORed with it)
 snap.wrapCreate(() => snap.preRun(async () => new Uint8Array(bundle.buffer, bundle.byteOffset, bundle.length),
-  snapInfo.table_base, async () => {}, info));
+  snapInfo.table_base, async () => snap.xorBefore(heap, fresh, snapInfo.before_bytes, snapInfo.before_sums), info),
+  null, (memory) => { fresh = memory.slice(0, snapInfo.before_bytes); });
 const { loadPyodide } = require(path.join(indexURL, "pyodide.js"));
 
 const CODE = `

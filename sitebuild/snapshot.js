@@ -2,7 +2,8 @@
 //   node sitebuild/snapshot.js <site>/pyodide/ <bundle> <snapshot out> <table margin> <python code>
 // (sitebuild/snapshot.py runs it.) Starts the Pyodide the site ships from the package bundle (assets/py-snapshot.js: the same
 // start-up order the worker restores in), or restores it from the heap at $LAB_SNAPSHOT_FROM as the worker
-// does, runs the code (the imports, or a page), and writes the heap.
+// does, runs the code (the imports, or a page), and writes the heap, and beside it (<out>.before) the wasm's memory
+// as its instantiation left it.
 // Prints one JSON line: the table's length in Node, the padded base, the snapshot's size, the
 // files of the modules it holds imported, and what the code left in _lab_report.
 "use strict";
@@ -14,8 +15,15 @@ const snap = require(path.join(__dirname, "..", "assets", "py-snapshot.js"));
 const info = {};
 const bundle = fs.readFileSync(bundlePath);
 const from = process.env.LAB_SNAPSHOT_FROM ? fs.readFileSync(process.env.LAB_SNAPSHOT_FROM) : null;
+// The wasm's memory as its instantiation left it, as far as its last byte not zero, in whole
+// words: the build XORs the heap with it (sitebuild/snapshot.py xor_before).
+const fresh = (memory) => {
+  let end = memory.length;
+  while (end > 0 && memory[end - 1] === 0) end--;
+  fs.writeFileSync(outPath + ".before", memory.subarray(0, Math.ceil(end / 4) * 4));
+};
 snap.wrapCreate(() => snap.preRun(async () => new Uint8Array(bundle.buffer, bundle.byteOffset, bundle.length),
-  (length) => length + Number(margin), async () => {}, info));
+  (length) => length + Number(margin), async () => {}, info), null, fresh);
 const { loadPyodide } = require(path.join(indexURL, "pyodide.js"));
 
 (async () => {

@@ -6,7 +6,9 @@ to a fixed base (assets/py-snapshot.js, the same code the worker restores with),
 numpy, Bokeh, Panel, sim and ui: that heap is shared by every page. Each page's run restores
 it as a worker does, then makes the page with its default settings and its document
 (ui.worker.premake: the worker adopts them instead of making them); of its heap the site ships
-only the blocks that differ from the shared one (make_delta). Two runs of the imports differ in
+only the blocks that differ from the shared one (make_delta). Both are XORed with the wasm's
+memory as instantiated (xor_before): the bytes the heap still holds of the wasm's data ship as
+zeros. Two runs of the imports differ in
 where much of their memory lies (measured: 18 of 63 MB, now and then), so a page's run starts
 from the very bytes the site ships. The files ship as zstd in frames (sitebuild/zstd.py; the
 worker decodes each frame as it arrives, whatever the host compresses): the bundle, which
@@ -192,6 +194,36 @@ def make_delta(shared: bytes, heap: bytes, block: int = BLOCK) -> bytes:
     return struct.pack("<II", block, len(heap)) + np.packbits(changed, bitorder="little").tobytes() + body
 
 
+def xor_before(heap: bytes, before: bytes) -> bytes:
+    """`heap` with the first len(`before`) bytes of its memory XORed with `before`: the wasm's
+    memory as its instantiation left it, before any code ran (its data; sitebuild/snapshot.js
+    writes it). The heap still holds most of those bytes as they were (measured: 2.86 of their
+    2.93 MB not zero), and XORed they are zeros: the shared heap packs to 1.1 MB less. The
+    worker XORs them back with the same bytes of its own (py-snapshot.js xorBefore); the same
+    function undoes itself. Not the memory as the restore finds it (numpy's modules' data too,
+    0.15 MB more): Chromium's Pyodide has written a word of its own there by then (measured)."""
+    import numpy as np  # noqa: PLC0415
+
+    at = struct.unpack_from("<I", heap, 4)[0]  # the memory, after Pyodide's header (magic, its length, ...)
+    if len(before) % 4 or at % 4 or at + len(before) > len(heap):
+        raise BuildError(f"snapshot: {len(before)} bytes of the wasm's memory as instantiated against a heap of "
+                         f"{len(heap)} whose memory starts at {at}")
+    out = np.frombuffer(heap, np.uint8).copy()
+    out[at:at + len(before)] ^= np.frombuffer(before, np.uint8)
+    return out.tobytes()
+
+
+def before_sums(before: bytes) -> list[int]:
+    """Two sums of `before`'s little-endian 32-bit words, each modulo 2^32: of the words, and of
+    each word times its place from 1. The worker checks its memory by them before it XORs
+    (py-snapshot.js sums)."""
+    import numpy as np  # noqa: PLC0415
+
+    words = np.frombuffer(before, "<u4").astype(np.uint64)  # sums wrap modulo 2^64, so modulo 2^32 too
+    places = np.arange(1, len(words) + 1, dtype=np.uint64)
+    return [int(words.sum()) % (1 << 32), int((words * places).sum()) % (1 << 32)]
+
+
 def apply_delta(shared: bytes, delta: bytes) -> bytes:
     """The page's heap: `shared` with the changes of make_delta (the reference the worker's
     applyDelta is tested against)."""
@@ -224,16 +256,21 @@ def _make_heap(node: str, pyodide_dir: Path, raw_bundle: Path, slug: str | None,
         [node, str(ROOT / "sitebuild" / "snapshot.js"), str(pyodide_dir) + "/", str(raw_bundle), str(raw_heap),
          str(TABLE_MARGIN), snapshot_code(None if slug is None else {slug: ids})],
         capture_output=True, text=True, env=env)
+    before = Path(f"{raw_heap}.before")
     if result.returncode != 0:
         raw_heap.unlink(missing_ok=True)
+        before.unlink(missing_ok=True)
         return {"error": result.stderr.strip()[-2000:]}
     made = json.loads(result.stdout.strip().splitlines()[-1])
-    return {**made, "raw": raw_heap, "found": (json.loads(made["report"] or "null") or {}).get(slug)}
+    found = (json.loads(made["report"] or "null") or {}).get(slug)
+    made = {**made, "raw": raw_heap, "found": found, "before": before.read_bytes()}
+    before.unlink()
+    return made
 
 
 def _pack_shared(pyodide_dir: Path, raw: bytes) -> list[tuple[str, int]]:
-    """The shared heap into pyodide/<heap_name(None, n)>, in parts (PART_BYTES), packed as hard as
-    zstd packs (every first visit downloads it): [(path, raw bytes)]."""
+    """The shared heap (XORed: xor_before) into pyodide/<heap_name(None, n)>, in parts
+    (PART_BYTES), packed as hard as zstd packs (every first visit downloads it): [(path, raw bytes)]."""
     parts = []
     for n, (packed, raw_bytes) in enumerate(zstd.compress_parts(raw, PART_BYTES, zstd.HARDEST), 1):
         (pyodide_dir / heap_name(None, n)).write_bytes(packed)
@@ -267,18 +304,22 @@ def make_snapshot(out: Path, lock: dict, packages: list[str], ahead: dict[str, d
     made = {None: _make_heap(node[0], pyodide_dir, raw_bundle, None)}  # the shared heap first
     if "error" not in made[None]:
         raw_shared = made[None]["raw"]
+        before = made[None]["before"]
+        shared_raw = xor_before(raw_shared.read_bytes(), before)
         with concurrent.futures.ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
-            packing = pool.submit(_pack_shared, pyodide_dir, raw_shared.read_bytes())  # beside the pages' runs
+            packing = pool.submit(_pack_shared, pyodide_dir, shared_raw)  # beside the pages' runs
             made.update(zip(ahead, pool.map(
                 lambda slug: _make_heap(node[0], pyodide_dir, raw_bundle, slug, ahead[slug]["ids"], raw_shared), ahead)))
             made[None]["parts"] = packing.result()
     failed = {slug or "shared": m["error"] for slug, m in made.items() if "error" in m}
-    if failed or len({(m["tableBase"], m["table"]) for m in made.values()}) != 1:
+    # every run found the same table and the same memory as instantiated, as a worker must
+    if failed or len({(m["tableBase"], m["table"], m["before"]) for m in made.values()}) != 1:
         for heap in pyodide_dir.glob(f"{HEAP_PREFIX}*"):  # packed and raw
             heap.unlink()
         raw_bundle.unlink(missing_ok=True)
         log("SNAPSHOT: none, Node could not make it; pages start Python the normal way:\n"
-            + ("\n".join(f"{slug}: {error}" for slug, error in failed.items()) or "the heaps' tables differ"))
+            + ("\n".join(f"{slug}: {error}" for slug, error in failed.items())
+               or "the runs' tables, or their memory as instantiated, differ"))
         return None
     shared = made.pop(None)
     for slug, m in made.items():
@@ -286,10 +327,9 @@ def make_snapshot(out: Path, lock: dict, packages: list[str], ahead: dict[str, d
             log(f"SNAPSHOT: {slug}'s document made in Pyodide has other ids than the one built ahead of time "
                 f"(sha256 {str(m['found'])[:12]} against {ahead[slug]['ids'][:12]}): not made in its heap; "
                 "its worker makes the page (about two seconds more)")
-    shared_raw = shared["raw"].read_bytes()
     heaps = {}
     for slug, m in made.items():
-        delta = make_delta(shared_raw, m["raw"].read_bytes())
+        delta = make_delta(shared_raw, xor_before(m["raw"].read_bytes(), before))
         m["raw"].unlink()
         (pyodide_dir / heap_name(slug)).write_bytes(zstd.compress(delta))
         heaps[slug] = {"delta": f"pyodide/{heap_name(slug)}", "delta_bytes": len(delta), "heap_bytes": m["bytes"],
@@ -312,6 +352,7 @@ def make_snapshot(out: Path, lock: dict, packages: list[str], ahead: dict[str, d
         "shared_bytes": shared["bytes"], "heap_zstd_bytes": sum((out / path).stat().st_size for path, _ in shared["parts"]),
         "heap_sha256": [sha256(out / path) for path, _ in shared["parts"]],
         "table_base": shared["tableBase"], "node_table": shared["table"],
+        "before_bytes": len(before), "before_sums": before_sums(before),
         "files": bundle["files"], "dynlibs": bundle["dynlibs"], "heaps": heaps,
     }
     deltas = sorted(h["delta_zstd_bytes"] / 1e6 for h in heaps.values())

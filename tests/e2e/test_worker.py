@@ -194,6 +194,29 @@ def test_steps_paint_while_the_worker_computes_and_the_last_setting_wins(context
     assert visit.problems() == []
 
 
+def wasm_data(wasm: bytes) -> bytes:
+    """The one data segment of Pyodide's wasm (read by the WebAssembly binary format: sections of
+    [id][size], the data section 11 a vector of [0][offset: global.get 0, end][bytes]), which its
+    instantiation writes at its memory base (1024, Emscripten's GLOBAL_BASE)."""
+    def leb(at):
+        value = shift = 0
+        while True:
+            byte = wasm[at]
+            value, shift, at = value | (byte & 0x7F) << shift, shift + 7, at + 1
+            if byte < 0x80:
+                return value, at
+    at = 8  # magic, version
+    while at < len(wasm):
+        kind, (size, at) = wasm[at], leb(at + 1)
+        if kind == 11:
+            count, at = leb(at)
+            assert count == 1 and wasm[at:at + 4] == bytes([0, 0x23, 0, 0x0B]), wasm[at:at + 8].hex()
+            length, at = leb(at + 4)
+            return wasm[at:at + length]
+        at += size
+    raise AssertionError("no data section")
+
+
 def test_the_built_site_ships_the_snapshot_it_describes(site):
     info = json.loads((site / "build-info.json").read_text())["snapshot"]
     if info is None:
@@ -207,6 +230,10 @@ def test_the_built_site_ships_the_snapshot_it_describes(site):
     assert hashlib.sha256(later.read_bytes()).hexdigest() == info["later_sha256"]
     assert len(zstd.decompress(later.read_bytes())) == info["later_bytes"] > info["bundle_bytes"] // 2
     assert info["table_base"] == info["node_table"] + TABLE_MARGIN
+    # the heaps are XORed with the wasm's memory as instantiated: zeros, its data at 1024, zeros
+    memory = (bytes(1024) + wasm_data((site / "pyodide" / "pyodide.asm.wasm").read_bytes())).rstrip(b"\0")
+    memory += bytes(-len(memory) % 4)
+    assert info["before_bytes"] == len(memory) > 4_000_000 and info["before_sums"] == snapshot.before_sums(memory)
     assert info["dynlibs"] == 19  # numpy 2.0.2's compiled modules
     # one shared heap, and each page's changes to it with its page made in it, its document the
     # one embedded (its ids: sitebuild/snapshot.py compares them)

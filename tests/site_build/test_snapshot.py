@@ -171,6 +171,81 @@ def test_the_worker_applies_a_pages_changes_as_python_wrote_them(tmp_path):
     assert apply_in_node(tmp_path, shared, delta + b"x", len(heap)) == "error: a page's heap changes: 1 bytes left over"
 
 
+def heap_with_memory(memory: bytes) -> bytes:
+    """A heap as Pyodide writes one: [magic][header length 16][...] then the memory."""
+    return (0x706E7300).to_bytes(4, "little") + (16).to_bytes(4, "little") + bytes(8) + memory
+
+
+def test_a_heap_is_xored_with_the_memory_as_instantiated_and_back():
+    before = bytes([0, 0, 0, 0, 1, 2, 3, 4])
+    heap = heap_with_memory(bytes([9, 9, 9, 9, 1, 2, 3, 5, 7, 7]))
+    xored = snapshot.xor_before(heap, before)
+    # the header as it was; the memory's first 8 bytes XORed (equal bytes to zeros), the rest as it was
+    assert xored == heap[:16] + bytes([9, 9, 9, 9, 0, 0, 0, 1, 7, 7])
+    assert snapshot.xor_before(xored, before) == heap
+
+
+def test_a_memory_not_in_words_or_longer_than_the_heaps_is_refused():
+    with pytest.raises(SystemExit, match="6 bytes of the wasm's memory as instantiated against a heap of 24"):
+        snapshot.xor_before(heap_with_memory(bytes(8)), bytes(6))
+    with pytest.raises(SystemExit, match="12 bytes of the wasm's memory as instantiated against a heap of 24"):
+        snapshot.xor_before(heap_with_memory(bytes(8)), bytes(12))
+
+
+def test_the_sums_of_the_memory_wrap_at_two_to_the_32():
+    words = [1, 2, 0xFFFFFFFF]
+    data = b"".join(w.to_bytes(4, "little") for w in words)
+    # 1 + 2 + (2^32 - 1) = 2 (mod 2^32); 1*1 + 2*2 + 3*(2^32 - 1) = 5 - 3 = 2 (mod 2^32)
+    assert snapshot.before_sums(data) == [2, 2]
+    assert snapshot.before_sums(bytes(0)) == [0, 0]
+    assert snapshot.before_sums((7).to_bytes(4, "little") + bytes(4)) == [7, 7]
+
+
+XOR = """
+const snap = require(process.argv[1]);
+const fs = require("fs");
+const heap = new Uint8Array(fs.readFileSync(process.argv[2]));
+const memory = new Uint8Array(fs.readFileSync(process.argv[3]));
+const sums = JSON.parse(process.argv[4]);
+try {
+  snap.xorBefore(heap, memory, memory.length, sums);
+  process.stdout.write(JSON.stringify({ heap: Buffer.from(heap).toString("hex"),
+    sums: snap.sums(new Uint32Array(memory.buffer, memory.byteOffset, memory.length / 4)) }));
+} catch (err) {
+  process.stdout.write(JSON.stringify({ error: err.message, heap: Buffer.from(heap).toString("hex") }));
+}
+"""
+
+
+def xor_in_node(tmp_path, heap: bytes, memory: bytes, sums: list[int]) -> dict:
+    (tmp_path / "heap").write_bytes(heap)
+    (tmp_path / "memory").write_bytes(memory)
+    run = subprocess.run([NODE, "-e", XOR, str(ROOT / "assets" / "py-snapshot.js"), str(tmp_path / "heap"),
+                          str(tmp_path / "memory"), json.dumps(sums)], capture_output=True, text=True, check=True)
+    return json.loads(run.stdout)
+
+
+@pytest.mark.skipif(NODE is None, reason="needs Node.js (make build installs it)")
+def test_the_worker_xors_the_heap_back_as_python_xored_it(tmp_path):
+    import random
+
+    rng = random.Random(11)
+    memory = bytes(rng.randrange(256) for _ in range(4 * 300))
+    heap = heap_with_memory(bytes(rng.randrange(256) for _ in range(4 * 400)))
+    xored = snapshot.xor_before(heap, memory)
+    sums = snapshot.before_sums(memory)
+    done = xor_in_node(tmp_path, xored, memory, sums)
+    assert done == {"heap": heap.hex(), "sums": sums}
+    # memory other than the build's: refused, and the heap's magic number cleared (Pyodide refuses it at once)
+    other = memory[:-1] + bytes([memory[-1] ^ 1])
+    refused = xor_in_node(tmp_path, xored, other, sums)
+    assert refused["error"] == ("the wasm's memory as instantiated is not the one the heap was made against "
+                                f"(sums {','.join(map(str, snapshot.before_sums(other)))}, not {sums[0]},{sums[1]})")
+    assert refused["heap"] == (bytes(4) + xored[4:]).hex()
+    # a build that XORed nothing: the heap as it is
+    assert xor_in_node(tmp_path, heap, b"", [0, 0])["heap"] == heap.hex()
+
+
 def test_a_pages_run_makes_the_page_on_the_shared_heap_and_zeroes_and_seeds_as_it_does():
     shared = snapshot.snapshot_code()
     page = snapshot.snapshot_code({"gates": "abc"})
