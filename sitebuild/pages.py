@@ -116,7 +116,8 @@ def prerender_page(info) -> dict:
     """The page's default run rendered in CPython (ui.app.prerender), in a fresh process as
     the browser's live page is built: shown at first paint and stepped by the browser's player
     before Pyodide has loaded, then taken over by Python model for model."""
-    script = ("import json, sys; from ui.app import prerender; from ui.pages import PAGES, page_class;"
+    script = ("import json, sys; from ui.panel_private import leave_out; leave_out();"  # as in the worker
+              "from ui.app import prerender; from ui.pages import PAGES, page_class;"
               "info = next(p for p in PAGES if p.slug == sys.argv[1]);"
               "json.dump(prerender(page_class(info)), sys.stdout)")
     started = time.monotonic()

@@ -1,5 +1,6 @@
 """ui/panel_private.py's remembered Bokeh defaults: the documents every page makes are the
-same with and without them, model for model and value for value."""
+same with and without them, model for model and value for value. And with Panel's unused
+parts left out (LEFT_OUT), as in the worker, every page is made, and the same."""
 
 from __future__ import annotations
 
@@ -12,7 +13,10 @@ import pytest
 from sitebuild import ROOT
 
 SCRIPT = r"""
-import json, re
+import json, re, sys
+if sys.argv[1:] == ["left out"]:
+    from ui import panel_private
+    panel_private.leave_out()
 from ui.document import TARGET, document_json, fresh_ids
 from ui.pages import PAGES, page_class
 from ui import panel_private
@@ -62,3 +66,45 @@ def test_remembered_defaults_make_the_same_documents():
     got = json.loads(run.stdout.strip().splitlines()[-1])
     assert got["patched"] and got["pages"] >= 7
     assert got["same"], f"documents differ on {got['differ']}"
+
+
+LEFT_OUT = SCRIPT.split("documents()  # a first build")[0] + r"""
+from ui.panel_private import LEFT_OUT, LeftOut
+kept = [name for name in LEFT_OUT if isinstance(sys.modules.get(name), LeftOut)]
+try:
+    LeftOut("panel.widgets.tables").Tabulator()
+    refused = None
+except RuntimeError as err:
+    refused = str(err)
+import hashlib
+made = documents()
+# the data models Bokeh declares to the browser in every document: those of the modules imported
+defs = sorted({d["name"] for made_one in made.values() for d in made_one["doc"].pop("defs", [])})
+print(json.dumps({"kept": kept, "refused": refused, "pages": sorted(made), "defs": defs,
+                  "digest": hashlib.sha256(json.dumps(made, sort_keys=True).encode()).hexdigest()}))
+"""
+
+
+def made_documents(*args: str) -> dict:
+    run = subprocess.run([sys.executable, "-c", LEFT_OUT, *args], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def test_every_page_is_made_with_panels_unused_parts_left_out():
+    from ui.pages import PAGES
+    from ui.panel_private import LEFT_OUT as NAMES
+
+    got = made_documents("left out")
+    assert got["pages"] == sorted(info.slug for info in PAGES)
+    assert got["kept"] == list(NAMES)  # no page's making imported one for real
+    assert got["refused"] == ("panel.widgets.tables.Tabulator is left out of the Lab's Python "
+                              "(ui/panel_private.py LEFT_OUT)")
+
+
+@pytest.mark.slow  # every page made in two more processes
+def test_panels_unused_parts_left_out_change_no_document():
+    left_out, whole = made_documents("left out"), made_documents()
+    assert whole["kept"] == [] and left_out["digest"] == whole["digest"]
+    # declared: fewer data models (the left-out templates' and widgets'), no other
+    assert set(left_out["defs"]) < set(whole["defs"]) and "TemplateActions1" in set(whole["defs"]) - set(left_out["defs"])
