@@ -29,9 +29,8 @@ mark("worker");
 const counted = { core: 0, wheels: 0, wheelFiles: 0, failed: null, stage: "runtime" };
 let lastProgress = 0;
 function progress(force) {
-  const now = performance.now();
-  if (!force && now - lastProgress < 100) return;
-  lastProgress = now;
+  if (!force && performance.now() - lastProgress < 100) return;
+  lastProgress = performance.now();
   post(names.progress, { stage: counted.stage, core: counted.core, wheels: counted.wheels, wheelFiles: counted.wheelFiles });
 }
 const realFetch = self.fetch.bind(self);
@@ -80,7 +79,7 @@ self.fetch = (input, init) => {
 
 let hasFailed = false;
 function failed(kind, detail) {
-  if (hasFailed) return;
+  if (hasFailed) return;  // the first failure is the one said
   hasFailed = true;
   post(names.failed, { kind, file: counted.failed, detail: String(detail || "").slice(-3000) });
 }
@@ -89,6 +88,10 @@ function failed(kind, detail) {
 // From the memory snapshot where the site has one (the build made it: Python with numpy,
 // Bokeh, Panel, sim and ui imported), the normal way otherwise, or if it cannot be restored.
 async function start(config) {
+  // The snapshot's files asked for first: the two scripts that decode them come a round trip each after.
+  const snap = config.snapshot, first = snap ? [...snap.heap, snap.delta, snap.bundle].map((path) => config.base + path)
+    .concat(["pyodide.asm.wasm", "pyodide-lock.json"].map((name) => new URL(name, config.indexURL).href)) : [];
+  for (const url of first) fetchedEarly.set(url, self.fetch(url));
   try {
     // small: the runtime's packed files (config.packed), and their zstd decoder (8 kB)
     importScripts(config.fetchScript, config.zstdScript);
@@ -97,11 +100,8 @@ async function start(config) {
     counted.failed = counted.failed || file;
     failed("download", `${file}: ${err}`);
   }, self.fzstd.decompress);
-  // The snapshot's downloads start before the two scripts' (about 0.1 s, one after the other).
   const downloads = config.snapshot ? downloadEarly(config) : null;
-  try {
-    importScripts(config.pyodideScript, config.snapshotScript);
-  } catch (err) { return failed("scripts", err); }
+  try { importScripts(config.pyodideScript, config.snapshotScript); } catch (err) { return failed("scripts", err); }
   let pyodide = null;
   try {
     if (config.snapshot) {
@@ -147,10 +147,9 @@ function downloadEarly(config) {
   fetchedEarly.set(at("python_stdlib.zip"), Promise.resolve(new Response(new Uint8Array(0))));
   let wasm = null;
   if (typeof WebAssembly.compileStreaming === "function") {
-    const got = fetch(at("pyodide.asm.wasm")).then((r) => [r, r.clone()]);
-    fetchedEarly.set(at("pyodide.asm.wasm"), got.then(([, spare]) => spare));
-    const module = got.then(([r]) => WebAssembly.compileStreaming(r)).then((m) => { mark("compiled"); return m; }, () => null);
-    wasm = { module, spare: got.then(([, spare]) => spare) };
+    const got = fetch(at("pyodide.asm.wasm")).then((r) => [r, r.clone()]), spare = got.then(([, copy]) => copy);
+    fetchedEarly.set(at("pyodide.asm.wasm"), spare);
+    wasm = { module: got.then(([r]) => WebAssembly.compileStreaming(r)).then((m) => { mark("compiled"); return m; }, () => null), spare };
   }
   const heap = new Uint8Array(snap.heap_bytes);  // Pyodide sizes the memory by it at once
   const inflate = (path, into) => labFetch.unzstdInto(self.fetch, config.base + path, into, self.fzstd.decompress);
