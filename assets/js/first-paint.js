@@ -10,7 +10,6 @@ import { whenToJoin } from "./later.js";
 import { hideUnapplied, linkAsksT, seekFromLink } from "./link.js";
 import { kids, viewNames } from "./arrange.js";
 import { player } from "./player.js";
-import { stage, waitingFor } from "./progress.js";
 import { label } from "./readers.js";
 import { postHeight } from "./embeds.js";
 import { state, timings } from "./state.js";
@@ -50,8 +49,6 @@ export async function showPrerendered() {
   afterRender(jsdoc);
   if (state.ownSettings) document.body.classList.add("lab-waiting");
   else enableTransport(true);
-  // an embed waiting to be wanted says so; a page waiting for its plots before Python, too
-  if (state.stage !== "cold" && state.stage !== "queued") stage("rest", waitingFor(), "building the rest of the page", 0.02);
   watchFigures(jsdoc);
   // The plots are on screen once the frame after them has been painted.
   requestAnimationFrame(() => requestAnimationFrame(() => { timings.firstPlot = performance.now(); }));

@@ -12,7 +12,6 @@
 //            the player's helpers (restyle.js, arrange.js)
 import { kids, viewNames } from "./arrange.js";
 import { leanRenderers, viewOf } from "./bokeh-internals.js";
-import { twoFrames } from "./config.js";
 import { watchPrinting } from "./culling.js";
 import { settleHeight, watchEmbed } from "./embeds.js";
 import { showPrerendered } from "./first-paint.js";
@@ -62,14 +61,13 @@ const pageScripts = new Promise((resolve) => {
   if (document.readyState === "complete") resolve();
   else document.addEventListener("DOMContentLoaded", resolve, { once: true });
 });
-// The page built ahead of time is shown first; Python's worker starts when it is wanted
-// (wanted.js): at once for a link with settings of its own or a sign of intent, else once the
-// plots are on screen (two frames after first paint) and the page is idle; an embed's, once
-// wanted and in view. Once its plots are on screen the worker hears what the page shows (to
-// adopt it) and starts Python (the formulas come typeset from the build); the parts set aside
-// join once the page is live (later.js), and then the page's height is final.
+// Python's worker starts when it is wanted (wanted.js): a page opened whole's at once, asking
+// for its files while the page built ahead of time is shown; an embed's once wanted and in
+// view. Once its plots are on screen the worker hears what the page shows (to adopt it) and
+// starts Python (the formulas come typeset from the build); the parts set aside join once the
+// page is live (later.js), and then the page's height is final.
+startWhenWanted(start);
 const plotted = pageScripts.then(showPrerendered).catch((err) => console.error("first paint:", err));
-startWhenWanted(start, { plotted: plotted.then(twoFrames) });
 plotted.then(() => { describePage(); return state.joined; })
   .catch((err) => console.error("first paint:", err))
   .then(() => { settleHeight(); });

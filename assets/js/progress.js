@@ -28,10 +28,6 @@ export const COLD_FIGURES = "Step, Back and Play work now.";
 // a page opened whole on a data saver or a slow link (config.js savesData): why it waits too
 export const savingFigures = (mb) => `Step, Back and Play work now; on a data saver or a slow link Python (${mb} MB) loads only then.`;
 export const coldStage = (saving = false) => stage("cold", COLD, saving ? savingFigures(MB(startBytes())) : COLD_FIGURES, 0);
-// A page opened whole, before its plots are on screen: Python waits for them (wanted.js), and
-// the line says so; python.js's progress replaces it once Python starts.
-export const QUEUED_FIGURES = "the plots first: Python loads once they are on screen.";
-export const queuedStage = () => stage("queued", waitingFor(), QUEUED_FIGURES, 0);
 // What Python's start downloads: the runtime, and with a snapshot its two files instead of the
 // runtime's packed files (the standard library: fetched once live).
 function startBytes() {

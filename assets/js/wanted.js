@@ -1,13 +1,12 @@
-// When Python starts. Never before the first plot's scripts and style sheet are in: the shell
-// (one bundle, run after BokehJS and Panel) starts it, so Python's downloads (about 25 MB) never
-// share the link with them. A page opened whole starts it at once if its link has settings of
-// its own (they need Python) or the user shows intent before the plots are up; otherwise once
-// the plots are on screen and the page is idle (requestIdleCallback: the second core and the
-// link are then Python's; measured on running-sum and gates, 10 Mbit/s: 0.9-1.0 MB carried
-// before the first plot instead of 1.5-1.8), unless the browser asks to save data or says its link is slow
-// (config.js savesData): then, as an embed, it waits to be wanted. An
+// When Python starts. Never before the first plot's scripts are in: the shell (one bundle, run
+// after BokehJS and Panel) starts it, so Python's downloads (about 17 MB) never share the link
+// with them. A page opened whole starts it at once: its worker starts and asks for its files
+// while the first plot is drawn (measured at 10 Mbit/s: live 0.2 s sooner than once the plots
+// were on screen and the page idle, the link no longer idle meanwhile; the first plot 0.98-1.04x
+// the same page's with Python blocked), unless the browser asks to save data or says its link
+// is slow (config.js savesData): then, as an embed, it waits to be wanted. An
 // embed (?embed=1: a course page's iframe, often several on one page; each live embed holds
-// hundreds of MB and downloaded about 30 MB) starts nothing of Python until it is wanted: a
+// hundreds of MB and downloads about 17 MB) starts nothing of Python until it is wanted: a
 // pointer down, focus or a key inside the settings (a slider's handle takes focus even while the
 // settings wait), a link to the page's own settings, the Settings button, or a link with
 // settings of its own (those need Python at once). Stepping is no sign: the page built ahead of
@@ -17,7 +16,7 @@
 // reports it, across origins too). Wanted while out of view, it starts once it comes into view.
 // Writes state.python: "waiting" (until one of the above), then "started".
 import { embedded, roles, savesData } from "./config.js";
-import { coldStage, queuedStage } from "./progress.js";
+import { coldStage } from "./progress.js";
 import { state } from "./state.js";
 
 const INTENT = ["pointerdown", "focusin", "keydown"];
@@ -36,28 +35,18 @@ export function wantsSettings(event, cls = roles()) {
   return false;
 }
 
-// Does Python start now? A page opened whole: with its own settings, when wanted, or once the
-// plots are on screen and the page idle (plotted), unless it saves data (frugal). An embed or a
-// frugal page: once in view, and wanted or asked for by the link's own settings.
-export function shouldStart({ embed, frugal = false, inView, wanted, ownSettings, plotted = false }) {
-  return !(embed || frugal) ? wanted || ownSettings || plotted : inView && (wanted || ownSettings);
+// Does Python start now? A page opened whole: at once, unless it saves data (frugal). An embed
+// or a frugal page: once in view, and wanted or asked for by the link's own settings.
+export function shouldStart({ embed, frugal = false, inView, wanted, ownSettings }) {
+  return !(embed || frugal) || (inView && (wanted || ownSettings));
 }
 
-// How long an idle moment is waited for after the first plot, at most (ms): on a page that
-// keeps its thread busy (a presenter fit, a reader scrolling) Python starts by then anyway.
-export const IDLE_WAIT_MS = 1000;
-const whenIdle = (fn) => (typeof requestIdleCallback === "function"
-  ? requestIdleCallback(fn, { timeout: IDLE_WAIT_MS }) : setTimeout(fn, 0));
-
-// Calls start() once: at once, or when wanted, or (a page opened whole) when plotted resolves
-// (the first plot is on screen) and the page is idle (see the top). Returns a function that
-// stops watching (the node tests).
-export function startWhenWanted(start, { embed = embedded(), frugal = savesData(), doc = document, Observer = globalThis.IntersectionObserver,
-  plotted = Promise.resolve(), idle = whenIdle } = {}) {
+// Calls start() once: at once (a page opened whole), or when wanted and in view (see the top).
+// Returns a function that stops watching (the node tests).
+export function startWhenWanted(start, { embed = embedded(), frugal = savesData(), doc = document, Observer = globalThis.IntersectionObserver } = {}) {
   const whole = !embed && !frugal;
   let inView = whole || typeof Observer !== "function";  // no observer (an old browser): in view
   let wanted = false;
-  let afterPlot = false;
   let io = null;
   const onEvent = (event) => {
     if (!wanted && wantsSettings(event)) { wanted = true; check(); }
@@ -69,16 +58,13 @@ export function startWhenWanted(start, { embed = embedded(), frugal = savesData(
     io = null;
   };
   function check() {
-    if (state.python === "started" || !shouldStart({ embed, frugal, inView, wanted, ownSettings: state.ownSettings, plotted: afterPlot })) return;
+    if (state.python === "started" || !shouldStart({ embed, frugal, inView, wanted, ownSettings: state.ownSettings })) return;
     state.python = "started";
     stop();
     start();
   }
   state.python = "waiting";
-  if (whole && !state.ownSettings) {
-    queuedStage();
-    plotted.then(() => idle(() => { afterPlot = true; check(); }));
-  } else if (!whole && !state.ownSettings) coldStage(frugal && !embed);
+  if (!whole && !state.ownSettings) coldStage(frugal && !embed);
   for (const name of events) doc.addEventListener(name, onEvent, true);
   if (!inView) {
     io = new Observer((entries) => { inView = entries[entries.length - 1].isIntersecting; check(); });

@@ -1,12 +1,11 @@
-// assets/js/wanted.js and config.js's embedAsked: a page opened whole starts Python once its plots
-// are on screen and it is idle (at once with settings of its own or a sign of intent); an
-// embed only once it is wanted (inside the settings, a link to its own settings, the Settings
+// assets/js/wanted.js and config.js's embedAsked: a page opened whole starts Python at once (the
+// shell runs once the first plot's scripts are in); an embed only once it is wanted (inside the settings, a link to its own settings, the Settings
 // button, a link with settings of its own) and in view, never for stepping, and only once.
 import test from "node:test";
 import assert from "node:assert/strict";
 import { embedAsked, savesData } from "../../assets/js/config.js";
 import { readLink } from "../../assets/js/link.js";
-import { COLD, COLD_FIGURES, QUEUED_FIGURES } from "../../assets/js/progress.js";
+import { COLD, COLD_FIGURES } from "../../assets/js/progress.js";
 import { state } from "../../assets/js/state.js";
 import { shouldStart, startWhenWanted, wantsSettings } from "../../assets/js/wanted.js";
 import { fakeDocument, loadConfig } from "./fixture.js";
@@ -40,12 +39,10 @@ test("a pointer, focus or key inside the settings or on a link to the page's own
 });
 
 test("a page opened whole starts at once; an embed once it is in view and wanted or asked for by its link", () => {
-  // a page opened whole: once plotted (and idle), or at once when wanted or with its own settings
-  assert.equal(shouldStart({ embed: false, inView: true, wanted: false, ownSettings: false }), false);
-  assert.equal(shouldStart({ embed: false, inView: true, wanted: false, ownSettings: false, plotted: true }), true);
+  // a page opened whole: at once, wanted or not
+  assert.equal(shouldStart({ embed: false, inView: true, wanted: false, ownSettings: false }), true);
   assert.equal(shouldStart({ embed: false, inView: true, wanted: true, ownSettings: false }), true);
   assert.equal(shouldStart({ embed: false, inView: true, wanted: false, ownSettings: true }), true);
-  assert.equal(shouldStart({ embed: true, inView: true, wanted: false, ownSettings: false, plotted: true }), false);  // an embed: plots are no sign
   assert.equal(shouldStart({ embed: true, inView: true, wanted: false, ownSettings: false }), false);
   assert.equal(shouldStart({ embed: true, inView: false, wanted: true, ownSettings: false }), false);
   assert.equal(shouldStart({ embed: true, inView: false, wanted: false, ownSettings: true }), false);  // out of view: never
@@ -133,52 +130,17 @@ test("an embed whose link has settings of its own starts as soon as it is in vie
   assert.equal(h.starts(), 1);
 });
 
-// A promise resolved by hand (the first plot), and an idle callback run by hand.
-function later() {
-  let resolve;
-  const promise = new Promise((r) => { resolve = r; });
-  return { promise, resolve };
-}
-const settle = () => new Promise((r) => setTimeout(r, 0));
-
-test("a page opened whole says it waits for its plots, and starts Python once they are on screen and the page is idle", async () => {
-  readLink("");
-  const h = harness();
-  const plot = later();
-  const idle = [];
-  startWhenWanted(h.start, { embed: false, frugal: false, doc: h.doc, Observer: h.Observer, plotted: plot.promise, idle: (fn) => idle.push(fn) });
-  assert.equal(state.python, "waiting");
-  assert.equal(elements["lab-figures"].textContent, QUEUED_FIGURES);
-  assert.equal(elements["lab-status"].dataset.stage, "queued");
-  h.fire(event("pointerdown", el([], "tp-step")));  // stepping before the plots: no sign
-  await settle();
-  assert.deepEqual([h.starts(), idle.length, h.observers.length], [0, 0, 0]);  // a whole page is in view
-  plot.resolve();
-  await settle();
-  assert.equal(h.starts(), 0);  // plotted, but not idle yet
-  idle.splice(0).forEach((fn) => fn());
-  assert.equal(h.starts(), 1);
-  assert.equal(state.python, "started");
-  assert.equal(h.listeners.size, 0);
-});
-
-test("a page opened whole starts at once when the settings are touched before its plots, or when its link has settings of its own", async () => {
+test("a page opened whole starts Python at once, and only once, its own settings or not", () => {
   readLink("");
   let h = harness();
-  const idle = [];
-  startWhenWanted(h.start, { embed: false, frugal: false, doc: h.doc, Observer: h.Observer, plotted: later().promise, idle: (fn) => idle.push(fn) });
+  startWhenWanted(h.start, { embed: false, frugal: false, doc: h.doc, Observer: h.Observer });
+  assert.deepEqual([h.starts(), state.python, h.listeners.size, h.observers.length], [1, "started", 0, 0]);
   h.fire(touchSlider("focusin"));
-  assert.equal(h.starts(), 1);
+  assert.equal(h.starts(), 1);  // once
   readLink(`?${config.link.settings[0]}=surely-not-the-default`);
   h = harness();
-  const plot = later();
-  startWhenWanted(h.start, { embed: false, frugal: false, doc: h.doc, Observer: h.Observer, plotted: plot.promise, idle: (fn) => idle.push(fn) });
-  assert.equal(h.starts(), 1);
-  assert.deepEqual([h.listeners.size, h.observers.length], [0, 0]);
-  plot.resolve();
-  await settle();
-  idle.splice(0).forEach((fn) => fn());
-  assert.equal(h.starts(), 1);  // once
+  startWhenWanted(h.start, { embed: false, frugal: false, doc: h.doc, Observer: h.Observer });
+  assert.deepEqual([h.starts(), h.listeners.size, h.observers.length], [1, 0, 0]);
 });
 
 test("without IntersectionObserver (an old browser) an embed counts as in view", () => {
