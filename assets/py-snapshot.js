@@ -24,17 +24,10 @@
     const size = new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true);
     const header = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + size)));
     let at = 4 + size;
-    const files = header.files.map(([path, length]) => {
-      const file = [path, bytes.subarray(at, at + length)];
-      at += length;
-      return file;
-    });
+    const files = header.files.map(([path, length]) => [path, bytes.subarray(at, (at += length))]);
     if (at !== bytes.length) throw new Error(`package bundle: ${bytes.length - at} bytes left over`);
     let offset = 0;
-    const later = (header.later || []).map(([path, length]) => {
-      offset += length;
-      return [path, offset - length, length];
-    });
+    const later = (header.later || []).map(([path, length]) => [path, (offset += length) - length, length]);  // [path, at, length]
     return { files, dynlibs: header.dynlibs, dirs: header.dirs || [], later, laterBytes: offset };
   }
 
@@ -112,6 +105,7 @@
           await Module.loadDynamicLibrary(SITE + path, { loadAsync: true, global: false, nodelete: true, allowUndefined: true, fs }, {});
         }
         await ready();
+        skipZeroPages(Module);
       } catch (err) {  // said by the caller (info.error), not thrown: nothing awaits a preRun
         info.error = err;
       } finally {
@@ -144,14 +138,34 @@
     return heap;
   }
 
+  // Pyodide writes the heap into the wasm's memory whole (its restoreSnapshot: Module.HEAP8.set),
+  // and each page of memory written, zeros too, is the tab's from then on. Its next such write
+  // leaves out every 4 kB page that is zeros both in the heap and in the memory already: a page
+  // never written costs nothing.
+  function skipZeroPages(Module) {
+    const real = Module.HEAP8;
+    Module.HEAP8 = new Proxy(real, { get: (target, key) => (key === "set" ? sparseSet
+      : typeof target[key] === "function" ? target[key].bind(target) : target[key]) });
+    function sparseSet(bytes, offset = 0) {
+      Module.HEAP8 = real;  // once
+      if (offset || bytes.byteOffset % 4 || bytes.length % 4 || bytes.length > real.length) return real.set(bytes, offset);
+      const from = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4), to = new Uint32Array(real.buffer, 0, from.length);
+      let run = -1;  // where the pages to write began (a page: 1024 words)
+      for (let at = 0; at < from.length; at += 1024) {
+        let zeros = true;
+        for (let i = at; zeros && i < Math.min(at + 1024, from.length); i++) zeros = !from[i] && !to[i];
+        if (!zeros && run < 0) run = at;
+        if (zeros && run >= 0) { real.set(bytes.subarray(run * 4, at * 4), run * 4); run = -1; }
+      }
+      if (run >= 0) real.set(bytes.subarray(run * 4), run * 4);
+    }
+  }
+
   // Two sums of `words` (a Uint32Array), each modulo 2^32: of the words, and of each word times
   // its place from 1 (sitebuild/snapshot.py before_sums).
   function sums(words) {
     let plain = 0, placed = 0;
-    for (let i = 0; i < words.length; i++) {
-      plain = (plain + words[i]) | 0;
-      placed = (placed + Math.imul(i + 1, words[i])) | 0;
-    }
+    for (let i = 0; i < words.length; i++) { plain = (plain + words[i]) | 0; placed = (placed + Math.imul(i + 1, words[i])) | 0; }
     return [plain >>> 0, placed >>> 0];
   }
 
@@ -210,7 +224,7 @@
   }
   function deserialize(name) {
     if (name === DICT_CONVERTER) {
-      return (entries) => {
+      return (entries) => {  // its text as Panel's (serialize knows it again in a page's run)
         for (const entry of entries) if (entry[1] === undefined) entry[1] = null;
         return Object.fromEntries(entries);
       };
@@ -228,7 +242,7 @@
     return Object.assign(plain, extra);
   }
 
-  const api = { readBundle, lazyFile, writeLazily, applyDelta, sums, xorBefore, preRun, wrapCreate, serialize, deserialize, plainGlobals, SITE };
+  const api = { readBundle, lazyFile, writeLazily, applyDelta, sums, xorBefore, skipZeroPages, preRun, wrapCreate, serialize, deserialize, plainGlobals, SITE };
   if (typeof module === "object" && module.exports) module.exports = api;
   else global.labSnapshot = api;
 })(globalThis);

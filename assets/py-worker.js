@@ -181,7 +181,8 @@ async function restore(config, { wasm, heap, heapDone, bundle, late: { stdlib, l
   // 0.2-0.3 s sooner; the first plot, on the page's own thread, was no later).
   const info = {};
   let fresh = null;  // the wasm's memory as instantiated, as far as the heap was XORed with it (xorBefore)
-  const ready = () => heapDone.then((heap) => labSnapshot.xorBefore(heap, fresh, snap.before_bytes, snap.before_sums));
+  const ready = () => heapDone.then((heap) => labSnapshot.xorBefore(heap, fresh, snap.before_bytes, snap.before_sums))
+    .finally(() => { fresh = null; });
   labSnapshot.wrapCreate(() => labSnapshot.preRun(() => bundle, snap.table_base, ready, info, later && later.get),
     wasm && instantiateEarly(wasm), (memory) => { fresh = memory.slice(0, snap.before_bytes); });
   const pyodide = await Promise.race([broken, loadPyodide({

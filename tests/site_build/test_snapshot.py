@@ -246,6 +246,56 @@ def test_the_worker_xors_the_heap_back_as_python_xored_it(tmp_path):
     assert xor_in_node(tmp_path, heap, b"", [0, 0])["heap"] == heap.hex()
 
 
+SPARSE = """
+const snap = require(process.argv[1]);
+const calls = [];
+class Memory extends Int8Array { set(bytes, at = 0) { calls.push([at, bytes.length]); super.set(bytes, at); } }
+const page = 4096, memory = new Memory(8 * page);
+memory[2 * page + 5] = 7;  // written at start-up: the heap's zeros must go over it
+const Module = { HEAP8: memory };
+snap.skipZeroPages(Module);
+const still = [Module.HEAP8.length, Module.HEAP8[2 * page + 5], Module.HEAP8.subarray(0, 2).length];
+const heap = new Int8Array(7 * page);  // its pages 1, 3 and 4 not zeros; 0, 2, 5 and 6 zeros
+heap[page] = 1; heap[3 * page + 100] = 2; heap[5 * page - 1] = 3;
+Module.HEAP8.set(heap);
+const after = Module.HEAP8 === memory;
+const same = [...memory.subarray(0, 7 * page)].every((b, i) => b === heap[i]);
+Module.HEAP8.set(heap.subarray(0, page), page);  // once only: the next write is whole
+process.stdout.write(JSON.stringify({ still, calls, after, same }));
+"""
+
+
+@pytest.mark.skipif(NODE is None, reason="needs Node.js (make build installs it)")
+def test_the_heaps_pages_of_zeros_are_not_written_where_the_memory_is_zeros_too():
+    run = subprocess.run([NODE, "-e", SPARSE, str(ROOT / "assets" / "py-snapshot.js")], capture_output=True, text=True,
+                         check=True)
+    got = json.loads(run.stdout)
+    page = 4096
+    assert got["still"] == [8 * page, 7, 2]  # the memory's own length, values and methods meanwhile
+    # written: pages 1-4 (page 2 is zeros in the heap, not in the memory), then the whole write after
+    assert got["calls"] == [[page, 4 * page], [page, page]]
+    assert got["after"] is True and got["same"] is True
+
+
+ROUND_TRIP = """
+const snap = require(process.argv[1]);
+const converter = snap.deserialize("panel dict converter");
+let refused = null;
+try { snap.serialize(() => 1); } catch (err) { refused = err.message; }
+process.stdout.write(JSON.stringify({ again: snap.serialize(converter), converted: converter([["a", undefined], ["b", 2]]), refused }));
+"""
+
+
+@pytest.mark.skipif(NODE is None, reason="needs Node.js (make build installs it)")
+def test_panels_dict_converter_restored_is_kept_again_by_a_pages_run():
+    """A page's run restores the shared heap (the converter made by deserialize) and makes a
+    snapshot again: serialize must know the converter it restored."""
+    run = subprocess.run([NODE, "-e", ROUND_TRIP, str(ROOT / "assets" / "py-snapshot.js")], capture_output=True,
+                         text=True, check=True)
+    assert json.loads(run.stdout) == {"again": "panel dict converter", "converted": {"a": None, "b": 2},
+                                      "refused": "cannot keep this JavaScript value in the snapshot: () => 1"}
+
+
 def test_a_pages_run_makes_the_page_on_the_shared_heap_and_zeroes_and_seeds_as_it_does():
     shared = snapshot.snapshot_code()
     page = snapshot.snapshot_code({"gates": "abc"})
