@@ -207,6 +207,9 @@ def test_the_life_of_a_page(context, server, site, slug):
     assert not page.evaluate("[...document.scripts].some((s) => s.src.includes('pyodide.js'))")
     # restored whole: numpy's compiled modules work, and so does the page's own Python
     assert page.evaluate("window.lab.py.run('import numpy; str(round(numpy.linalg.det(numpy.eye(3) * 2), 9))')") == "8.0"
+    # and one not loaded before the restore (sitebuild/snapshot.py UNLOADED) loads when imported
+    assert page.evaluate("window.lab.py.run('import numpy; str(numpy.fft.fft([1, 0, 0, 0]).real.tolist())')") == (
+        "[1.0, 1.0, 1.0, 1.0]")
 
     # nothing moved at the takeover: a click where Step was before it is a click on Step
     assert not status.is_visible()

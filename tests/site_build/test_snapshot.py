@@ -89,6 +89,23 @@ def test_the_files_the_restore_does_not_open_go_to_the_later_file_in_order(tmp_p
     assert "a/t" in got["dirs"]  # a later file's directory is made with the others
 
 
+@pytest.mark.skipif(NODE is None, reason="needs Node.js (make build installs it)")
+def test_numpys_modules_no_heap_imports_are_later_files_not_loaded_before_the_restore(tmp_path):
+    n = wheel(tmp_path / "numpy-2-cp312-wasm32.whl", {
+        "numpy/_core/_multiarray_umath.so": b"\x00asm\x01", "numpy/fft/_pocketfft_umath.so": b"\x00asm\x02",
+        "numpy/_core/_simd.so": b"\x00asm\x03", "numpy/linalg/lapack_lite.so": b"\x00asm\x04",
+        "numpy/linalg/_umath_linalg.so": b"\x00asm\x05"})
+    snapshot.write_bundle([n], tmp_path / "bundle.bin", frozenset(), tmp_path / "later.bin")
+    got = read_bundle(tmp_path / "bundle.bin")
+    assert got["dynlibs"] == ["numpy/_core/_multiarray_umath.so", "numpy/linalg/_umath_linalg.so"]
+    assert sorted(p for p, _ in got["files"]) == got["dynlibs"]
+    assert sorted(p for p, _, _ in got["later"]) == [
+        "numpy/_core/_simd.so", "numpy/fft/_pocketfft_umath.so", "numpy/linalg/lapack_lite.so"]
+    assert not snapshot.preloaded("numpy/fft/_pocketfft_umath.cpython-312-wasm32-emscripten.so")
+    assert snapshot.preloaded("numpy/random/_pcg64.cpython-312-wasm32-emscripten.so")
+    assert not snapshot.preloaded("numpy/fft/_pocketfft.py")
+
+
 def test_two_wheels_installing_one_file_are_refused(tmp_path):
     a = wheel(tmp_path / "a.whl", {"x/y.py": b"1"})
     b = wheel(tmp_path / "b.whl", {"x/y.py": b"2"})
