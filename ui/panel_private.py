@@ -42,17 +42,18 @@ import types
 
 CHECKED_WITH = {"panel": "1.9.4", "bokeh": "3.9.2"}
 
-# Panel's modules no page uses, and the one module only they use (tqdm, for Panel's Tqdm). In
+# Panel's modules no page uses, the one module only they use (tqdm, for Panel's Tqdm), and
+# PyYAML (Bokeh reads its config file with it, and there is none: reading it fails quietly). In
 # the worker a stand-in takes each one's place (``leave_out``): the shared heap every page
-# downloads, measured: 10.35 -> 9.68 MB zstd. tests/ui/test_panel_private.py builds every page
-# with them left out.
+# downloads, measured: 10.35 -> 9.57 MB zstd (yaml's part: 0.11). tests/ui/test_panel_private.py
+# builds every page with them left out.
 LEFT_OUT = (
     "panel.chat", "panel.template", "panel.pipeline", "panel.interact",
     *(f"panel.pane.{m}" for m in ("deckgl", "echarts", "holoviews", "ipywidget", "perspective", "plotly", "streamz",
                                   "textual", "vega", "vizzu", "vtk")),
     *(f"panel.widgets.{m}" for m in ("codeeditor", "debugger", "file_selector", "speech_to_text", "tables", "terminal",
                                      "text_to_speech", "texteditor")),
-    "tqdm", "tqdm.asyncio",
+    "tqdm", "tqdm.asyncio", "yaml",
 )
 
 
