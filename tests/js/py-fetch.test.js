@@ -155,16 +155,30 @@ test("bytes wanted before their download is in are fetched at once, then the dow
     assert.deepEqual(got, BYTES);
     assert.equal(early.get(), got);
     assert.deepEqual([xhrAsked, asked], [["https://x/later.zst"], []]);
-    assert.equal(await early.load(), got);  // a later download does not change them
-    // downloaded first: no blocking request, and load() asks once however often it is called
+    await early.load();
+    assert.equal(early.get(), got);  // a later download does not change them
+    // downloaded first: kept packed, decoded when first wanted, with no blocking request; load()
+    // asks once however often it is called
     xhrAsked.length = 0;
     asked.length = 0;
     const late = lateBytes("https://x/later.zst", BYTES.length, unpack, fn);
-    const [a, b] = await Promise.all([late.load(), late.load()]);
-    assert.equal(a, b);
+    let decoded = 0;
+    const counting = (frame) => { decoded += 1; return unpack(frame); };
+    const counted = lateBytes("https://x/later.zst", BYTES.length, counting, fn);
+    await Promise.all([late.load(), late.load(), counted.load()]);
+    assert.equal(decoded, 0);  // nothing decoded until wanted
+    const a = late.get();
     assert.deepEqual(a, BYTES);
     assert.equal(late.get(), a);
-    assert.deepEqual([xhrAsked, asked], [[], ["https://x/later.zst"]]);
+    assert.deepEqual(counted.get(), BYTES);
+    assert.ok(decoded > 0);
+    assert.deepEqual([xhrAsked, asked], [[], ["https://x/later.zst", "https://x/later.zst"]]);
+    // a download cut short is fetched again when wanted (a blocking request)
+    const cut = fakeFetch({ "https://x/later.zst": file.slice(0, 100_000) });
+    const short = lateBytes("https://x/later.zst", BYTES.length, unpack, cut.fn);
+    await short.load();
+    assert.deepEqual(short.get(), BYTES);
+    assert.deepEqual(xhrAsked, ["https://x/later.zst"]);
     // missing: both ways say which file and why
     const gone = lateBytes("https://x/gone.zst", BYTES.length, unpack, fn);
     assert.throws(() => gone.get(), /gone\.zst: HTTP 404/);
