@@ -1,6 +1,6 @@
 // Keeps the whole site for offline use. One cache per build: a new build installs beside the
 // old one and takes over only when the page asks (the "Reload" offer), then the old cache goes.
-// Python's memory snapshot, the shared heap (pyodide/lab-snapshot.<n>.bin.zst, 12 MB in parts) and each
+// Python's memory snapshot, the shared heap (pyodide/lab-snapshot.<n>.bin.zst, 10 MB in parts) and each
 // page's changes to it (lab-snapshot-<page>.bin.zst, ~1 MB), is kept as a page is visited ({type:
 // "lab-keep", url}, or fetched through here); another page starts Python from the wheels, which are kept.
 const CACHE = "lab-__BUILD__";

@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from sitebuild.bytecode import find_node  # noqa: E402
+from sitebuild.runtime import packed_sizes  # noqa: E402
 
 
 def run(site: Path, rounds: int, remember: bool) -> dict:
@@ -30,7 +31,8 @@ def run(site: Path, rounds: int, remember: bool) -> dict:
     if node is None:
         sys.exit("bench/pyodide_page.py: needs Node.js 18+ (apt-get install nodejs)")
     done = subprocess.run([node[0], str(ROOT / "bench" / "pyodide_page.js"), str(site / "pyodide") + "/",
-                           str(site / "build-info.json"), str(rounds), "1" if remember else "0"],
+                           str(site / "build-info.json"), str(rounds), "1" if remember else "0",
+                           json.dumps(packed_sizes(site))],
                           capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"bench/pyodide_page.js failed:\n{done.stderr[-2000:]}")

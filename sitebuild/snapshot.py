@@ -8,9 +8,8 @@ it as a worker does, then makes the page with its default settings and its docum
 (ui.worker.premake: the worker adopts them instead of making them); of its heap the site ships
 only the blocks that differ from the shared one (make_delta). Both are XORed with the wasm's
 memory as instantiated (xor_before): the bytes the heap still holds of the wasm's data ship as
-zeros. Two runs of the imports differ in
-where much of their memory lies (measured: 18 of 63 MB, now and then), so a page's run starts
-from the very bytes the site ships. The files ship as zstd in frames (sitebuild/zstd.py; the
+zeros. Two runs of the imports differ in where much of their memory lies (measured: 18 of 63
+MB, now and then), so a page's run starts from the very bytes the site ships. The files ship as zstd in frames (sitebuild/zstd.py; the
 worker decodes each frame as it arrives, whatever the host compresses): the bundle, which
 replaces installing the wheels, the shared heap and each page's changes.
 
@@ -322,13 +321,12 @@ def make_snapshot(out: Path, lock: dict, packages: list[str], ahead: dict[str, d
     write_bundle(wheels, raw_bundle)
     made = {None: _make_heap(node[0], pyodide_dir, raw_bundle, None)}  # the shared heap first
     if "error" not in made[None]:
-        raw_shared = made[None]["raw"]
-        before = made[None]["before"]
-        shared_raw = xor_before(raw_shared.read_bytes(), before)
+        shared_file, before = made[None]["raw"], made[None]["before"]  # the pages' runs restore the file
+        shared_xored = xor_before(shared_file.read_bytes(), before)
         with concurrent.futures.ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
-            packing = pool.submit(_pack_shared, pyodide_dir, shared_raw)  # beside the pages' runs
+            packing = pool.submit(_pack_shared, pyodide_dir, shared_xored)  # beside the pages' runs
             made.update(zip(ahead, pool.map(
-                lambda slug: _make_heap(node[0], pyodide_dir, raw_bundle, slug, ahead[slug]["ids"], raw_shared), ahead)))
+                lambda slug: _make_heap(node[0], pyodide_dir, raw_bundle, slug, ahead[slug]["ids"], shared_file), ahead)))
             made[None]["parts"] = packing.result()
     failed = {slug or "shared": m["error"] for slug, m in made.items() if "error" in m}
     # every run found the same table and the same memory as instantiated, as a worker must
@@ -348,7 +346,7 @@ def make_snapshot(out: Path, lock: dict, packages: list[str], ahead: dict[str, d
                 "its worker makes the page (about two seconds more)")
     heaps = {}
     for slug, m in made.items():
-        delta = make_delta(shared_raw, xor_before(m["raw"].read_bytes(), before))
+        delta = make_delta(shared_xored, xor_before(m["raw"].read_bytes(), before))
         m["raw"].unlink()
         (pyodide_dir / heap_name(slug)).write_bytes(zstd.compress(delta))
         heaps[slug] = {"delta": f"pyodide/{heap_name(slug)}", "delta_bytes": len(delta), "heap_bytes": m["bytes"],
