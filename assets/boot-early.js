@@ -22,6 +22,12 @@
   if (on("embed")) root.classList.add("embed");
   if (on("present")) root.classList.add("present");
   if (location.protocol === "file:") document.addEventListener("DOMContentLoaded", openedFromAFile);
+  // The lesson text waits until the shell has shown the plots (lab.css); shown at once if the
+  // shell never ran (its module failed to load or to parse).
+  if (document.querySelector("script[type=module]")) {
+    root.classList.add("lab-text-later");
+    addEventListener("load", function () { if (!window.lab) root.classList.remove("lab-text-later"); });
+  }
 
   function openedFromAFile() {
     var what = "This page was opened from a file.";

@@ -6,8 +6,13 @@
 // when the column's width changes.
 const LEAST = 0.6;
 
+let fitted = false;  // once with the text shown
 function fitFormulas() {
-  for (const box of document.querySelectorAll(".lab-text .katex-display")) {
+  const boxes = document.querySelectorAll(".lab-text .katex-display");
+  // The text held out of sight (lab.css): measuring would lay it out. Fitted once shown.
+  if (boxes.length && boxes[0].checkVisibility && !boxes[0].checkVisibility()) return;
+  fitted = true;
+  for (const box of boxes) {
     const tex = box.querySelector(".katex");
     if (!tex) continue;
     tex.style.fontSize = "";
@@ -19,11 +24,19 @@ function fitFormulas() {
   }
 }
 // Once the fonts are in (KaTeX's load when a formula is first shown), after the next layout.
+// A text just shown asks for its fonts as it is first laid out, by the measuring itself.
+function fitWithFonts() {
+  fitFormulas();
+  if (document.fonts && document.fonts.status === "loading") document.fonts.ready.then(fitFormulas);
+}
 export function fitFormulasSoon() {
-  requestAnimationFrame(() => (document.fonts ? document.fonts.ready : Promise.resolve()).then(() => fitFormulas()));
+  requestAnimationFrame(() => (document.fonts ? document.fonts.ready : Promise.resolve()).then(fitWithFonts));
 }
 export function watchFormulas() {
   let timer = null;
   addEventListener("resize", () => { clearTimeout(timer); timer = setTimeout(fitFormulasSoon, 150); });
   fitFormulasSoon();
+  // The text's size changes as it is shown (from the screen's height it keeps meanwhile).
+  const text = document.querySelector(".lab-text");
+  if (text && typeof ResizeObserver === "function") new ResizeObserver(() => { if (!fitted) fitFormulasSoon(); }).observe(text);
 }
