@@ -8,11 +8,11 @@ const LEAST = 0.6;
 
 let fitted = false;  // once with the text shown
 function fitFormulas() {
-  const boxes = document.querySelectorAll(".lab-text .katex-display");
   // The text held out of sight (lab.css): measuring would lay it out. Fitted once shown.
-  if (boxes.length && boxes[0].checkVisibility && !boxes[0].checkVisibility()) return;
+  const first = document.querySelector(".lab-text > *");
+  if (first && first.checkVisibility && !first.checkVisibility()) return;
   fitted = true;
-  for (const box of boxes) {
+  for (const box of document.querySelectorAll(".lab-text .katex-display")) {
     const tex = box.querySelector(".katex");
     if (!tex) continue;
     tex.style.fontSize = "";
