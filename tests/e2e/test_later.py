@@ -19,9 +19,7 @@ from tests.e2e.conftest import (
 )
 
 # assets/js/later.js: the parts join by then whatever happens (read from the module itself)
-FALLBACK_MS = int(
-    re.search(r"FALLBACK_MS = (\d+);", (ROOT / "assets/js/later.js").read_text()).group(1)
-)
+FALLBACK_MS = int(re.search(r"FALLBACK_MS = (\d+);", (ROOT / "assets/js/later.js").read_text()).group(1))
 
 
 def test_the_rest_of_the_page_waits_until_the_reader_goes_down_to_it(context, server):
@@ -55,9 +53,7 @@ def test_the_rest_of_the_page_joins_once_the_page_is_live(context, server):
     timings = page.evaluate("window.lab.timings")
     # no reader scrolled: they waited for the page to go live (or, on a machine so busy that
     # Python took longer, for later.js's fallback)
-    assert waited and timings["joined"] >= min(
-        timings["live"], timings["firstPlot"] + FALLBACK_MS
-    ), timings
+    assert waited and timings["joined"] >= min(timings["live"], timings["firstPlot"] + FALLBACK_MS), timings
     assert page.evaluate("window.scrollY") == 0
 
 
@@ -89,9 +85,7 @@ def test_the_lesson_text_is_not_laid_out_before_the_plots_and_fits_once_shown(br
     bokeh = []  # BokehJS held back: the page as a slow link shows it before the plots
     page.route("**/static/bokeh/bokeh.min.js", lambda route: bokeh.append(route))
     page.goto(f"{server.url}gates.html", wait_until="commit")
-    page.wait_for_function(
-        "document.readyState !== 'loading' && !!document.querySelector('.lab-footer')"
-    )
+    page.wait_for_function("document.readyState !== 'loading' && !!document.querySelector('.lab-footer')")
     assert page.evaluate(TEXT_HELD_JS)
     assert not page.locator(".lab-text").is_visible()
     page.unroute("**/static/bokeh/bokeh.min.js")
