@@ -60,6 +60,7 @@ def main() -> None:
     static.copy_static(out, static.fetch_katex())
     zstd.write_decoder(out)                                          # the worker's decoder of the heaps
     bundle.bundle_shell(out, bundle.fetch_esbuild())                 # the shell's modules, one file
+    bundle.bundle_worker(out)                                        # the worker's first scripts in it
     fonts = static.write_ui_font(out, static.fetch_ui_font())
 
     packages = pins.PINS["browser_stack"]["packages"]

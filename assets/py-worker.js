@@ -88,20 +88,20 @@ function failed(kind, detail) {
 // From the memory snapshot where the site has one (the build made it: Python with numpy,
 // Bokeh, Panel, sim and ui imported), the normal way otherwise, or if it cannot be restored.
 async function start(config) {
-  // The snapshot's files asked for first: the two scripts that decode them come a round trip each after.
+  // The snapshot's files asked for first. The scripts that decode them come bundled into this one
   const snap = config.snapshot, first = snap ? [...snap.heap, snap.delta, snap.bundle].map((path) => config.base + path)
     .concat(["pyodide.asm.wasm", "pyodide-lock.json"].map((name) => new URL(name, config.indexURL).href)) : [];
   for (const url of first) fetchedEarly.set(url, self.fetch(url));
   try {
-    // small: the runtime's packed files (config.packed), and their zstd decoder (8 kB)
-    importScripts(config.fetchScript, config.zstdScript);
+    // by the build (sitebuild/bundle.py bundle_worker; a round trip each if not: the sources, as in the tests)
+    if (!self.labFetch) importScripts(config.fetchScript, config.zstdScript);
   } catch (err) { return failed("scripts", err); }
   unzip = labFetch.unzipping(counting, () => config.packed || {}, (file, err) => {  // cut short, or corrupt
     counted.failed = counted.failed || file;
     failed("download", `${file}: ${err}`);
   }, self.fzstd.decompress);
   const downloads = config.snapshot ? downloadEarly(config) : null;
-  try { importScripts(config.pyodideScript, config.snapshotScript); } catch (err) { return failed("scripts", err); }
+  try { importScripts(config.pyodideScript, ...(self.labSnapshot ? [] : [config.snapshotScript])); } catch (err) { return failed("scripts", err); }
   let pyodide = null;
   try {
     if (config.snapshot) {

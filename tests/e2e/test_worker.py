@@ -85,13 +85,14 @@ def test_a_runtime_file_cut_short_says_which(context, server, site, name):
 
 def test_a_worker_script_that_does_not_load_is_named(context, server):
     page = context.new_page()
-    page.route("**/assets/py-fetch.js", lambda route: route.fulfill(status=404, body="not found"))
+    # the one script the worker still loads by importScripts (sitebuild/bundle.py bundle_worker)
+    page.route("**/pyodide/pyodide.js", lambda route: route.fulfill(status=404, body="not found"))
     page.goto(f"{server.url}{PAGE_SLUGS[0]}.html")
     page.wait_for_function("!!window.lab?.state.failed", timeout=60_000)
     box = page.locator("#lab-error")
     assert "A part of the site did not load." in box.inner_text()
     assert "Python's worker" in box.inner_text()
-    assert "assets/py-fetch.js' failed to load" in box.locator("details").text_content()  # which one
+    assert "pyodide/pyodide.js' failed to load" in box.locator("details").text_content()  # which one
     wait_ready(page)  # what the page built ahead of time shows still steps
     page.get_by_role("button", name="Step", exact=True).click()
     assert t_of(page) == 1
@@ -262,3 +263,28 @@ def test_the_built_site_ships_the_snapshot_it_describes(site):
         raw = snapshot.apply_delta(shared, delta)
         assert len(raw) == own["heap_bytes"] >= len(shared)
         assert raw[:4] == (0x706E7300).to_bytes(4, "little")  # Pyodide's snapshot magic, "\0snp"
+
+
+def test_the_worker_brings_its_decoders_and_restore_code_in_its_own_script(context, server, site):
+    """sitebuild/bundle.py bundle_worker: fzstd.js, py-fetch.js and py-snapshot.js are inside the
+    built py-worker.js (each had been a round trip of importScripts before the worker could decode
+    its downloads); a page goes live from the snapshot without asking for any of them."""
+    asked: list[str] = []
+
+    def record(route):
+        asked.append(route.request.url.rsplit("/", 1)[1])
+        route.fallback()
+
+    page = context.new_page()
+    visit = watch(page)
+    context.route("**/assets/*.js", record)  # registered after watch's: they see each request first
+    context.route("**/pyodide/pyodide.js", record)
+    page.goto(f"{server.url}{PAGE_SLUGS[0]}.html")
+    wait_live(page)
+    assert page.evaluate("window.lab.timings.snapshot") is True
+    assert "py-worker.js" in asked and "pyodide.js" in asked, asked
+    assert not {"fzstd.js", "py-fetch.js", "py-snapshot.js"} & set(asked), asked
+    assert visit.problems() == []
+    built = (site / "assets" / "py-worker.js").read_text()
+    parts = [built.index(f"// ---- assets/{name}") for name in ("fzstd.js", "py-fetch.js", "py-snapshot.js", "py-worker.js")]
+    assert parts == sorted(parts)
