@@ -105,9 +105,13 @@ def test_a_scene_key_keeps_the_last_scene_on_screen_until_the_new_one_is_fitted(
         fitting = [f for f in frames if f["hidden"]]
         searched += bool(fitting)
         assert all(f["still"] and f["canvases"] > 0 and f["picture"] for f in fitting), (key, frames)
-        # the stage shown is the new scene, under its name; the still, the scene before, under its own
-        assert all(f["named"] == scene for f in frames if not f["still"]), (key, frames)
-        assert all(f["named"] == before for f in frames if f["still"]), (key, frames)
+        # the stage shown is the new scene, under its name; the still, the scene before, under its
+        # own. Once the new scene has been on the stage, a still is of it: the shell measuring the
+        # scenes' fits in idle time puts one up (seen once in CI, the machine loaded)
+        shown = False
+        for f in frames:
+            assert f["named"] == (scene if shown or not f["still"] else before), (key, frames)
+            shown = shown or not f["still"]
         assert not frames[-1]["hidden"] and not frames[-1]["still"], (key, frames[-1])  # swapped back
         before = scene
         painted(page)
