@@ -5,8 +5,8 @@
 // `name.zst` instead and answers with its bytes decoded, checked against their known length.
 // The snapshot's heap and bundle are decoded into their buffers as they arrive (unzstdInto);
 // what a restored Python reads only later is fetched after live, or at once when it reads it
-// first (lateBytes). The decoder is fzstd's (assets/fzstd.js). Loaded by importScripts
-// (py-worker.js, zoo-worker.js and bench/boot.py's floor); in Node, by require
+// first (lateBytes). The decoder is zstd's own, in WebAssembly (assets/zstd.js). Loaded by
+// importScripts (py-worker.js, zoo-worker.js and bench/boot.py's floor); in Node, by require
 // (tests/js/py-fetch.test.js).
 "use strict";
 
@@ -14,7 +14,7 @@
   const TYPES = { wasm: "application/wasm", zip: "application/zip" };
 
   // A fetch over `fetchFn` that fetches `name.zst` for each file of `sizes()` (name -> its
-  // bytes decoded) and answers with its bytes decoded by `decompress` (fzstd's).
+  // bytes decoded) and answers with its bytes decoded by `decompress` (assets/zstd.js).
   // `onError(file, err)`: the file is corrupt or cut short (the answer is then that error).
   function unzipping(fetchFn, sizes, onError, decompress) {
     return async function (input, init) {
@@ -61,18 +61,22 @@
     if (got > at) fail(`longer than ${at} bytes`);
     return frames;
   }
-  // One frame into its place (fzstd writes into a buffer of its own 5x faster than into a given
-  // one: then copied).
+  // One frame into its place (`decompress(frame, into)` writes its bytes into `into`, and says
+  // how many it wrote).
   function decodeFrame(packed, frames, i, into, decompress, fail) {
     const [p0, p1, r0, r1] = frames[i];
-    const out = decompress(packed.subarray(p0, p1));
-    if (out.length !== r1 - r0) fail(`frame ${i + 1} holds ${out.length} bytes, not ${r1 - r0}`);
-    into.set(out, r0);
+    let n;
+    try {
+      n = decompress(packed.subarray(p0, p1), into.subarray(r0, r1));
+    } catch (err) {
+      fail(`frame ${i + 1}: ${err && err.message || err}`);
+    }
+    if (n !== r1 - r0) fail(`frame ${i + 1} holds ${n} bytes, not ${r1 - r0}`);
   }
   const failing = (name) => (what) => { throw new Error(`${name}: ${what}`); };
 
   // The file at url, zstd in frames, decoded into `into` as it arrives: each frame by
-  // `decompress(frame)` (fzstd's) once its bytes are in. The whole of it, or an error: the
+  // `decompress(frame, into)` (assets/zstd.js) once its bytes are in. The whole of it, or an error: the
   // index, each frame's length and the total are checked against `into`.
   async function unzstdInto(fetchFn, url, into, decompress) {
     const fail = failing(url.split("/").pop());

@@ -99,7 +99,7 @@ async function start(config) {
   unzip = labFetch.unzipping(counting, () => config.packed || {}, (file, err) => {  // cut short, or corrupt
     counted.failed = counted.failed || file;
     failed("download", `${file}: ${err}`);
-  }, self.fzstd.decompress);
+  }, self.labZstd.decompress);
   const downloads = config.snapshot ? downloadEarly(config) : null;
   try { importScripts(config.pyodideScript, ...(self.labSnapshot ? [] : [config.snapshotScript])); } catch (err) { return failed("scripts", err); }
   let pyodide = null;
@@ -152,12 +152,12 @@ function downloadEarly(config) {
     wasm = { module: got.then(([r]) => WebAssembly.compileStreaming(r)).then((m) => { mark("compiled"); return m; }, () => null), spare };
   }
   const heap = new Uint8Array(snap.heap_bytes);  // Pyodide sizes the memory by it at once
-  const inflate = (path, into) => labFetch.unzstdInto(self.fetch, config.base + path, into, self.fzstd.decompress);
+  const inflate = (path, into) => labFetch.unzstdInto(self.fetch, config.base + path, into, self.labZstd.decompress);
   let end = 0;  // the shared heap's parts one after the other, then the page's changes over them
   const parts = snap.heap.map((path, i) => inflate(path, heap.subarray(end, end += snap.heap_parts[i])));
   const heapDone = Promise.all([inflate(snap.delta, new Uint8Array(snap.delta_bytes)), ...parts])
     .then(([delta]) => { labSnapshot.applyDelta(heap, delta); mark("heap"); return heap; });
-  const late = (url, size) => labFetch.lateBytes(url, size, self.fzstd.decompress, realFetch);
+  const late = (url, size) => labFetch.lateBytes(url, size, self.labZstd.decompress, realFetch);
   return { wasm, heap, heapDone, bundle: inflate(snap.bundle, new Uint8Array(snap.bundle_bytes)).then((b) => { mark("bundle"); return b; }),
     late: { stdlib: late(at("python_stdlib.zip.zst"), config.packed["python_stdlib.zip"]),
       ...(snap.later ? { later: late(config.base + snap.later, snap.later_bytes) } : {}) } };

@@ -45,7 +45,7 @@ export function ownConfig({ addRow, config }) {
         }
       };
       worker.postMessage({ type: names.start, names, config: {
-        fetchScript: at("assets/py-fetch.js"), zstdScript: at("assets/fzstd.js"), pyodideScript: at("pyodide/pyodide.js"), indexURL: at("pyodide/"),
+        fetchScript: at("assets/py-fetch.js"), zstdScript: at("assets/zstd.js"), pyodideScript: at("pyodide/pyodide.js"), indexURL: at("pyodide/"),
         wheelURL: at(`pyodide/${config.wheel}`), packages: config.packages, packed: config.packed,
         module: config.module, function: config.function,
       } });

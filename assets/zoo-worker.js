@@ -21,7 +21,7 @@ async function start(config) {
     importScripts(config.fetchScript, config.zstdScript);
     self.fetch = labFetch.unzipping(self.fetch.bind(self), () => config.packed, (file, err) => {
       post(names.failed, { message: `${file} arrived cut short or corrupt (${text(err)})` });
-    }, self.fzstd.decompress);
+    }, self.labZstd.decompress);
     importScripts(config.pyodideScript);
     const pyodide = await loadPyodide({ indexURL: config.indexURL, env: { HOME: "/home/pyodide" },
       stdout: () => {}, stderr: (line) => console.debug(line) });

@@ -83,8 +83,8 @@ FLOOR_WORKER_JS = """
 "use strict";
 const at = (name) => postMessage({ at: name, time: performance.timeOrigin + performance.now() });
 // the site ships the standard library as zstd frames: decoded as the pages' worker does
-importScripts("assets/py-fetch.js", "assets/fzstd.js", "pyodide/pyodide.js");
-self.fetch = labFetch.unzipping(self.fetch.bind(self), () => (__PACKED__), () => {}, self.fzstd.decompress);
+importScripts("assets/py-fetch.js", "assets/zstd.js", "pyodide/pyodide.js");
+self.fetch = labFetch.unzipping(self.fetch.bind(self), () => (__PACKED__), () => {}, self.labZstd.decompress);
 (async () => {
   const pyodide = await loadPyodide({ indexURL: new URL("pyodide/", location.href).href });
   at("pyodide");

@@ -9,10 +9,10 @@ const [indexURL, infoPath, rounds, remember, packed] = process.argv.slice(2);
 const snapInfo = JSON.parse(fs.readFileSync(infoPath, "utf8")).snapshot;
 const snap = require(path.join(__dirname, "..", "assets", "py-snapshot.js"));
 const { unzstdWhole } = require(path.join(__dirname, "..", "assets", "py-fetch.js"));
-const fzstd = require(path.join(indexURL, "..", "assets", "fzstd.js"));
+const zstd = require(path.join(indexURL, "..", "assets", "zstd.js"));  // the built one: its wasm in it
 // a file of zstd frames (sitebuild/zstd.py), `length` bytes raw (as build-info says, as the worker reads it)
 const read = (name, length) => unzstdWhole(fs.readFileSync(path.join(indexURL, "..", name)), new Uint8Array(length),
-  fzstd.decompress, name);
+  zstd.decompress, name);
 // the shared heap: it holds the imports, and no page made
 const heap = Buffer.concat(snapInfo.heap.map((name, i) => read(name, snapInfo.heap_parts[i])));
 const bundle = read(snapInfo.bundle, snapInfo.bundle_bytes);

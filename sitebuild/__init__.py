@@ -8,7 +8,7 @@
     snapshot  the shipped Pyodide, run by Node.js, imports numpy, Bokeh, Panel, sim and ui and
               saves its memory, which each page's worker restores instead of starting anew
     static    BokehJS (patched: bokehjs.py), Panel's JS/CSS, KaTeX, the shell's assets, the UI font
-    zstd      the worker's zstd decoder (fzstd); the heaps and the bundle packed as zstd frames
+    zstd      the worker's zstd decoder (wasm); the heaps and the bundle packed as zstd frames
     bundle    the shell's modules (assets/js, from main.js) in one file, by the pinned esbuild;
               the Python worker's first scripts in its own file
     pages     each page's default run rendered in CPython and written into the shell; the index

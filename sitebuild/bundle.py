@@ -27,9 +27,9 @@ WORKER = "assets/py-worker.js"  # the page's Python worker, under the site
 # after the other (about 45 ms each on the benches' loopback servers while the heap streamed
 # beside them), before the worker could decode what it had asked for. Bundled into its script:
 # each part in a function of its own (its "use strict" holds there), setting its global on self
-# (fzstd, labFetch, labSnapshot), then the worker's own code. The zoo's worker and the floor of
+# (labZstd, labFetch, labSnapshot), then the worker's own code. The zoo's worker and the floor of
 # bench/boot.py still load them one by one, from the same files.
-WORKER_PARTS = ("assets/fzstd.js", "assets/py-fetch.js", "assets/py-snapshot.js")
+WORKER_PARTS = ("assets/zstd.js", "assets/py-fetch.js", "assets/py-snapshot.js")
 BUNDLE = "assets/shell.js"  # where the page's one shell module is written, under the site
 # What esbuild is told, besides entry and output: one ES module, every import inlined; whitespace
 # and syntax made small but every name kept (an error's stack stays readable); no source map
@@ -97,7 +97,7 @@ def bundle_shell(out: Path, esbuild: Path, entry: Path = ENTRY) -> dict:
 
 def bundle_worker(out: Path) -> None:
     """out/assets/py-worker.js with the scripts it loads first (WORKER_PARTS) inside it, in order.
-    After zstd.write_decoder (fzstd.js) and static.copy_static (the rest)."""
+    After zstd.write_decoder (zstd.js) and static.copy_static (the rest)."""
     parts = [(name, (out / name).read_text()) for name in (*WORKER_PARTS, WORKER)]
     for name, text in parts:
         if "//# sourceMappingURL" in text:

@@ -44,7 +44,8 @@ def download(url: str, dest: Path) -> Path:
         return dest
     log(f"downloading {url}")
     dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_suffix(dest.suffix + ".part")
+    # a name of its own: the build and the tests beside it may fetch the same file at once
+    tmp = dest.with_suffix(f"{dest.suffix}.{os.getpid()}.part")
     with urllib.request.urlopen(url, timeout=120) as response, open(tmp, "wb") as f:
         shutil.copyfileobj(response, f)
     tmp.rename(dest)

@@ -17,7 +17,7 @@ from sitebuild.pins import PINS, fetch_npm
 
 # The runtime's files the site ships as `name.zst` only (zstd in frames, sitebuild/zstd.py).
 # python_stdlib.zip (stored, for fast imports; bytecode without docstrings): 7.9 -> 2.5 MB, and
-# a static host does not compress a .zip on its own; fzstd decodes it in the worker, at once where
+# a static host does not compress a .zip on its own; the worker decodes it (assets/zstd.js), at once where
 # it must (py-fetch.js lateBytes: a restored Python reads it only after live, if at all). Not the
 # wasm: as zstd (10.1 -> 2.7 MB, a host's gzip 3.2) its compile no longer streams beside its
 # download, and live came 0.3 s later on loopback for 0.4-0.5 s sooner at 10 Mbit/s (one run of

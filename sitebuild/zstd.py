@@ -1,8 +1,9 @@
 """zstd in frames: how Python's heap, the packages' bundle and the standard library ship (22%
 less than gzip's bytes).
 
-No browser decodes zstd natively, so the worker decodes it with fzstd (pins.toml [fzstd], 8 kB
-of JavaScript, shipped as assets/fzstd.js). gzip's window is 32 kB; zstd's reaches across the
+No browser decodes zstd natively, so the worker decodes it with zstd's own decoder compiled to
+WebAssembly (pins.toml [zstddec], 54 kB of wasm; assets/zstd.js, the wasm written into it here).
+gzip's window is 32 kB; zstd's reaches across the
 heap's repeated structures: running-sum's heap, 90.4 MB raw, is 18.4 MB as gzip -6 and 14.4 MB
 as these frames (SEARCH below).
 
@@ -15,13 +16,15 @@ download (assets/py-fetch.js: unzstdInto).
 
 from __future__ import annotations
 
+import base64
+import re
 import struct
 from pathlib import Path
 
 from sitebuild import BuildError
 from sitebuild.pins import PINS, fetch_npm
 
-FRAME = 8 << 20  # raw bytes a frame: its window, and what fzstd decodes at once
+FRAME = 8 << 20  # raw bytes a frame: its window, and what the worker decodes at once
 # How hard zstd searches (zstandard's parameters; the window is the frame): its optimal parser
 # with short searches. Measured on running-sum's heap, one core: these 14.4 MB in 6.1 s; level
 # 19's 13.8 MB took 15 s, and the build's seven heaps at level 19 made the gate (the build
@@ -33,7 +36,9 @@ SEARCH = {"strategy": 7,  # zstd's btopt
 # the build packs it beside the pages' runs on the other core.
 HARDEST = {"level": 19}
 SKIPPABLE = 0x184D2A50
-DECODER = "assets/fzstd.js"
+DECODER = "assets/zstd.js"
+# zstddec's script holds its wasm as one base64 string
+DECODER_WASM = re.compile(r'\bconst wasm = "([A-Za-z0-9+/=]+)"')
 
 
 def _frames(data: bytes, search: dict = SEARCH) -> list[tuple[bytes, int]]:
@@ -107,11 +112,19 @@ def raw_length(path: Path) -> int:
 
 
 def write_decoder(out: Path) -> None:
-    """out/assets/fzstd.js: fzstd's browser build (a global `fzstd`), from its pinned tarball."""
+    """out/assets/zstd.js (copied there from assets/): zstd's decoder in WebAssembly, from
+    zstddec's pinned tarball, written at its head as `labZstdWasm` (base64), which it reads."""
     import tarfile  # noqa: PLC0415
 
-    pin = PINS["fzstd"]
-    with tarfile.open(fetch_npm(pin, "fzstd")) as tar:
-        script = tar.extractfile("package/umd/index.js").read().decode()
-    (out / DECODER).write_text(f"// fzstd {pin['version']} (MIT, Copyright (c) 2020 Arjun Barrett), from npm: "
-                               "the worker's zstd decoder (sitebuild/zstd.py)\n" + script)
+    pin = PINS["zstddec"]
+    with tarfile.open(fetch_npm(pin, "zstddec")) as tar:
+        script = tar.extractfile("package/dist/zstddec.mjs").read().decode()
+    found = DECODER_WASM.findall(script)
+    if len(found) != 1 or not base64.b64decode(found[0]).startswith(b"\0asm"):
+        raise BuildError(f"zstddec {pin['version']}: not one wasm in its dist/zstddec.mjs "
+                         f"({len(found)} found): the decoder cannot be written")
+    path = out / DECODER
+    path.write_text(f"// zstd's decoder in WebAssembly, from zstddec {pin['version']} on npm (MIT AND "
+                    "BSD-3-Clause: Copyright (c) 2020 Don McCurdy; Copyright (c) "
+                    "2016-present, Yann Collet, Facebook, Inc.), written in by sitebuild/zstd.py\n"
+                    f'globalThis.labZstdWasm = "{found[0]}";\n' + path.read_text())

@@ -30,7 +30,7 @@ export function startWorker(fromSnapshot = true) {
   const names = c.contract.worker;
   worker.postMessage({ type: names.start, names, config: {
     pyodideScript: at("pyodide/pyodide.js"), snapshotScript: at("assets/py-snapshot.js"), base: base.href,
-    fetchScript: at("assets/py-fetch.js"), zstdScript: at("assets/fzstd.js"), packed: c.worker.packed,
+    fetchScript: at("assets/py-fetch.js"), zstdScript: at("assets/zstd.js"), packed: c.worker.packed,
     indexURL: at("pyodide/"), packages: c.packages, code: c.code, env: c.worker.env,
     snapshot: fromSnapshot ? c.worker.snapshot : null,
   } });

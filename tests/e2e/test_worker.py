@@ -266,7 +266,7 @@ def test_the_built_site_ships_the_snapshot_it_describes(site):
 
 
 def test_the_worker_brings_its_decoders_and_restore_code_in_its_own_script(context, server, site):
-    """sitebuild/bundle.py bundle_worker: fzstd.js, py-fetch.js and py-snapshot.js are inside the
+    """sitebuild/bundle.py bundle_worker: zstd.js, py-fetch.js and py-snapshot.js are inside the
     built py-worker.js (each had been a round trip of importScripts before the worker could decode
     its downloads); a page goes live from the snapshot without asking for any of them."""
     asked: list[str] = []
@@ -283,8 +283,8 @@ def test_the_worker_brings_its_decoders_and_restore_code_in_its_own_script(conte
     wait_live(page)
     assert page.evaluate("window.lab.timings.snapshot") is True
     assert "py-worker.js" in asked and "pyodide.js" in asked, asked
-    assert not {"fzstd.js", "py-fetch.js", "py-snapshot.js"} & set(asked), asked
+    assert not {"zstd.js", "py-fetch.js", "py-snapshot.js"} & set(asked), asked
     assert visit.problems() == []
     built = (site / "assets" / "py-worker.js").read_text()
-    parts = [built.index(f"// ---- assets/{name}") for name in ("fzstd.js", "py-fetch.js", "py-snapshot.js", "py-worker.js")]
+    parts = [built.index(f"// ---- assets/{name}") for name in ("zstd.js", "py-fetch.js", "py-snapshot.js", "py-worker.js")]
     assert parts == sorted(parts)

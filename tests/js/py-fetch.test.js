@@ -32,7 +32,8 @@ function fakeFetch(files) {
 }
 
 // sitebuild/zstd.py's layout: a skippable frame holding the index ([count][(packed, raw) lengths]),
-// then the frames. Here a frame "packs" its bytes reversed, and `unpack` (fzstd's place) undoes it.
+// then the frames. Here a frame "packs" its bytes reversed, and `unpack` (the decoder's place,
+// assets/zstd.js) undoes it into the place given, and says how many bytes it wrote there.
 function framed(raw, frameSize) {
   const frames = [];
   for (let at = 0; at < raw.length; at += frameSize) frames.push(raw.slice(at, at + frameSize).reverse());
@@ -47,7 +48,11 @@ function framed(raw, frameSize) {
   parts.reduce((at, p) => { out.set(p, at); return at + p.length; }, 0);
   return out;
 }
-const unpack = (frame) => frame.slice().reverse();
+function unpack(frame, into) {
+  if (frame.length > into.length) throw new Error(`zstd: a corrupt frame, or one of more than ${into.length} bytes`);
+  into.set(frame.slice().reverse());
+  return frame.length;
+}
 
 test("the runtime's packed files are fetched as name.zst and answered decoded, with their type", async () => {
   const { fn, asked } = fakeFetch({ "https://x/pyodide/python_stdlib.zip.zst": framed(BYTES, 30_000),
@@ -90,7 +95,7 @@ test("the heap's zstd frames are decoded into its buffer as they arrive, whole",
   }));
   const decodedWhen = [];
   const into = new Uint8Array(BYTES.length);
-  const got = await unzstdInto(fn, "https://x/heap.zst", into, (frame) => { decodedWhen.push(served); return unpack(frame); });
+  const got = await unzstdInto(fn, "https://x/heap.zst", into, (frame, to) => { decodedWhen.push(served); return unpack(frame, to); });
   assert.equal(got, into);
   assert.deepEqual(into, BYTES);
   assert.equal(decodedWhen.length, 7);
@@ -111,7 +116,10 @@ test("a zstd file cut short, longer, of another length or without its index fail
   await assert.rejects(unzstdInto(fn, "https://x/heap.zst", new Uint8Array(10), unpack), /heap\.zst: holds 200000 bytes, not 10/);
   await assert.rejects(unzstdInto(fn, "https://x/plain.zst", into(), unpack), /plain\.zst: not zstd frames with an index first/);
   await assert.rejects(unzstdInto(fn, "https://x/head.zst", into(), unpack), /head\.zst: cut short at 20 bytes/);
-  await assert.rejects(unzstdInto(fn, "https://x/heap.zst", into(), (f) => f.slice(1)), /heap\.zst: frame 1 holds 29999 bytes, not 30000/);
+  await assert.rejects(unzstdInto(fn, "https://x/heap.zst", into(), (f, to) => unpack(f.slice(1), to)),
+    /heap\.zst: frame 1 holds 29999 bytes, not 30000/);
+  await assert.rejects(unzstdInto(fn, "https://x/heap.zst", into(), () => { throw new Error("zstd: a corrupt frame"); }),
+    /heap\.zst: frame 1: zstd: a corrupt frame/);
   await assert.rejects(unzstdInto(fn, "https://x/none.zst", into(), unpack), /none\.zst: HTTP 404/);
 });
 
@@ -163,7 +171,7 @@ test("bytes wanted before their download is in are fetched at once, then the dow
     asked.length = 0;
     const late = lateBytes("https://x/later.zst", BYTES.length, unpack, fn);
     let decoded = 0;
-    const counting = (frame) => { decoded += 1; return unpack(frame); };
+    const counting = (frame, to) => { decoded += 1; return unpack(frame, to); };
     const counted = lateBytes("https://x/later.zst", BYTES.length, counting, fn);
     await Promise.all([late.load(), late.load(), counted.load()]);
     assert.equal(decoded, 0);  // nothing decoded until wanted

@@ -5,12 +5,19 @@ alone gives its stretch of bytes, and the index says where each one is."""
 
 from __future__ import annotations
 
+import io
+import json
+import shutil
 import struct
+import subprocess
+import tarfile
 
 import pytest
 import zstandard
 
-from sitebuild import BuildError, zstd
+from sitebuild import ROOT, BuildError, zstd
+
+NODE = shutil.which("node") or shutil.which("nodejs")
 
 # 20 MB of repeated patterns, then zeros (3 frames: 8 + 8 + 4 MB)
 DATA = (bytes(range(256)) * 4096 + struct.pack("<1000I", *range(1000)) * 300)[: 20 << 20]
@@ -34,7 +41,7 @@ def test_the_frames_hold_the_bytes_in_frames_of_at_most_8_mb_each_readable_alone
     for n, (size, raw) in enumerate(index):
         frame = packed[at:at + size]
         params = zstandard.get_frame_parameters(frame)
-        assert params.content_size == raw  # fzstd sizes its output by it
+        assert params.content_size == raw  # the worker's decoder reads it (assets/zstd.js, with no place given)
         assert zstandard.ZstdDecompressor().decompress(frame) == DATA[n * (8 << 20):n * (8 << 20) + raw]
         at += size
     assert at == len(packed)
@@ -78,3 +85,68 @@ def test_the_hardest_packing_reads_back_the_same_and_is_no_larger():
     hard = zstd.compress_parts(data, 10 << 20, zstd.HARDEST)
     assert len(hard) == 1 and zstd.decompress(hard[0][0]) == data
     assert len(hard[0][0]) <= len(zstd.compress(data))
+
+
+# The worker's decoder (assets/zstd.js, its wasm written in by write_decoder) in Node, over a file
+# of frames as py-fetch.js reads it: the bytes decoded whole, a frame alone (into a place given,
+# and as a new array), a corrupt frame, a frame too long for its place, and after its memory is
+# let go.
+DECODE = r"""
+const fs = require("fs");
+const [decoderPath, fetchPath, packedPath, rawLength, outPath] = process.argv.slice(1);
+const zstd = require(decoderPath);
+const { unzstdWhole } = require(fetchPath);
+const packed = new Uint8Array(fs.readFileSync(packedPath));
+const raw = unzstdWhole(packed, new Uint8Array(Number(rawLength)), zstd.decompress, "heap.zst");
+fs.writeFileSync(outPath, raw);
+const view = new DataView(packed.buffer);
+const first = packed.subarray(8 + view.getUint32(4, true), 8 + view.getUint32(4, true) + view.getUint32(12, true));
+const said = [];
+const alone = zstd.decompress(first);
+said.push(alone.length, alone.every((b, i) => b === raw[i]));
+const place = new Uint8Array(alone.length + 5);
+said.push(zstd.decompress(first, place), place.subarray(0, alone.length).every((b, i) => b === raw[i]));
+for (const [frame, into] of [[first.slice(0, 1000), new Uint8Array(alone.length)], [first, new Uint8Array(10)]]) {
+  try { zstd.decompress(frame, into); said.push("decoded"); } catch (err) { said.push(err.message); }
+}
+zstd.release();
+said.push(zstd.decompress(first, new Uint8Array(alone.length)));
+console.log(JSON.stringify(said));
+"""
+
+
+@pytest.mark.skipif(NODE is None, reason="needs Node.js (make build installs it)")
+def test_the_workers_decoder_is_zstds_own_in_wasm_and_reads_every_frame(tmp_path):
+    (tmp_path / "assets").mkdir()
+    shutil.copy(ROOT / zstd.DECODER, tmp_path / zstd.DECODER)
+    zstd.write_decoder(tmp_path)
+    written = (tmp_path / zstd.DECODER).read_text()
+    assert written.endswith((ROOT / zstd.DECODER).read_text())  # the source, the wasm in front
+    assert "globalThis.labZstdWasm = " in written.splitlines()[1]
+    (tmp_path / "heap.zst").write_bytes(zstd.compress(DATA))
+    run = subprocess.run([NODE, "-e", DECODE, str(tmp_path / zstd.DECODER), str(ROOT / "assets" / "py-fetch.js"),
+                          str(tmp_path / "heap.zst"), str(len(DATA)), str(tmp_path / "raw")],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert (tmp_path / "raw").read_bytes() == DATA
+    frame = 8 << 20
+    assert json.loads(run.stdout) == [
+        frame, True,  # a frame alone, as a new array: the size its header says
+        frame, True,  # into a place with room to spare: how many bytes it wrote
+        f"zstd: a corrupt frame, or one of more than {frame} bytes",  # cut short
+        "zstd: a corrupt frame, or one of more than 10 bytes",  # longer than its place
+        frame,  # its memory let go, a frame decodes the same
+    ]
+
+
+def test_a_zstddec_with_no_wasm_where_it_was_stops_the_build(tmp_path, monkeypatch):
+    tarball = tmp_path / "zstddec.tgz"
+    with tarfile.open(tarball, "w:gz") as tar:
+        body = b'export const x = "no wasm here";'
+        info = tarfile.TarInfo("package/dist/zstddec.mjs")
+        info.size = len(body)
+        tar.addfile(info, io.BytesIO(body))
+    monkeypatch.setattr(zstd, "fetch_npm", lambda pin, name: tarball)
+    (tmp_path / "assets").mkdir()
+    with pytest.raises(BuildError, match=r"zstddec .*: not one wasm in its dist/zstddec.mjs \(0 found\)"):
+        zstd.write_decoder(tmp_path)
