@@ -62,16 +62,20 @@
     return frames;
   }
   // One frame into its place (`decompress(frame, into)` writes its bytes into `into`, and says
-  // how many it wrote).
+  // how many it wrote, or resolves to it: zstd.js away). Returns a promise if it is one.
   function decodeFrame(packed, frames, i, into, decompress, fail) {
     const [p0, p1, r0, r1] = frames[i];
+    const check = (n) => { if (n !== r1 - r0) fail(`frame ${i + 1} holds ${n} bytes, not ${r1 - r0}`); };
+    const failed = (err) => fail(`frame ${i + 1}: ${err && err.message || err}`);
     let n;
     try {
       n = decompress(packed.subarray(p0, p1), into.subarray(r0, r1));
     } catch (err) {
-      fail(`frame ${i + 1}: ${err && err.message || err}`);
+      failed(err);
     }
-    if (n !== r1 - r0) fail(`frame ${i + 1} holds ${n} bytes, not ${r1 - r0}`);
+    if (n && typeof n.then === "function") return n.then(check, failed);
+    check(n);
+    return null;
   }
   const failing = (name) => (what) => { throw new Error(`${name}: ${what}`); };
 
@@ -87,7 +91,10 @@
     let got = 0;
     let frames = null;
     let next = 0;
+    const pending = [];  // frames decoded elsewhere (zstd.js away), and the first error
+    let error = null;
     for (;;) {
+      if (error) throw error;
       const { done, value } = await reader.read();
       if (done) break;
       if (got + value.length > packed.length) {
@@ -105,9 +112,14 @@
         whole.set(packed.subarray(0, got));
         packed = whole;
       }
-      while (next < frames.length && got >= frames[next][1]) decodeFrame(packed, frames, next++, into, decompress, fail);
+      while (next < frames.length && got >= frames[next][1]) {
+        const decoding = decodeFrame(packed, frames, next++, into, decompress, fail);
+        if (decoding) pending.push(decoding.catch((err) => { error = error || err; }));
+      }
     }
     if (!frames || next !== frames.length) fail(`cut short at ${got} bytes`);
+    await Promise.all(pending);
+    if (error) throw error;
     return into;
   }
 

@@ -92,8 +92,7 @@ async function start(config) {
   const snap = config.snapshot, first = snap ? [...snap.heap, snap.delta, snap.bundle].map((path) => config.base + path)
     .concat(["pyodide.asm.wasm", "pyodide-lock.json"].map((name) => new URL(name, config.indexURL).href)) : [];
   for (const url of first) fetchedEarly.set(url, self.fetch(url));
-  try {
-    // by the build (sitebuild/bundle.py bundle_worker; a round trip each if not: the sources, as in the tests)
+  try {  // by the build (sitebuild/bundle.py bundle_worker; a round trip each if not: the sources, as in the tests)
     if (!self.labFetch) importScripts(config.fetchScript, config.zstdScript);
   } catch (err) { return failed("scripts", err); }
   unzip = labFetch.unzipping(counting, () => config.packed || {}, (file, err) => {  // cut short, or corrupt
@@ -151,15 +150,17 @@ function downloadEarly(config) {
     fetchedEarly.set(at("pyodide.asm.wasm"), spare);
     wasm = { module: got.then(([r]) => WebAssembly.compileStreaming(r)).then((m) => { mark("compiled"); return m; }, () => null), spare };
   }
-  const heap = new Uint8Array(snap.heap_bytes);  // Pyodide sizes the memory by it at once
-  const inflate = (path, into) => labFetch.unzstdInto(self.fetch, config.base + path, into, self.labZstd.decompress);
+  // Pyodide sizes the memory by `heap` at once; the files are decoded in a worker of their own, closed once done (its memory too)
+  const heap = new Uint8Array(snap.heap_bytes), away = labZstd.away(config.zstdScript);
+  const inflate = (path, into) => labFetch.unzstdInto(self.fetch, config.base + path, into, away.decompress);
   let end = 0;  // the shared heap's parts one after the other, then the page's changes over them
   const parts = snap.heap.map((path, i) => inflate(path, heap.subarray(end, end += snap.heap_parts[i])));
   const heapDone = Promise.all([inflate(snap.delta, new Uint8Array(snap.delta_bytes)), ...parts])
     .then(([delta]) => { labSnapshot.applyDelta(heap, delta); mark("heap"); return heap; });
   const late = (url, size) => labFetch.lateBytes(url, size, self.labZstd.decompress, realFetch);
-  return { wasm, heap, heapDone, bundle: inflate(snap.bundle, new Uint8Array(snap.bundle_bytes)).then((b) => { mark("bundle"); return b; }),
-    late: { stdlib: late(at("python_stdlib.zip.zst"), config.packed["python_stdlib.zip"]),
+  const bundle = inflate(snap.bundle, new Uint8Array(snap.bundle_bytes)).then((b) => { mark("bundle"); return b; });
+  Promise.all([heapDone, bundle]).finally(() => away.close()).catch(() => {});
+  return { wasm, heap, heapDone, bundle, late: { stdlib: late(at("python_stdlib.zip.zst"), config.packed["python_stdlib.zip"]),
       ...(snap.later ? { later: late(config.base + snap.later, snap.later_bytes) } : {}) } };
 }
 function instantiateEarly(wasm) {
@@ -227,8 +228,7 @@ function handle(message) {
       post(names.log, { level: "error", text: String(err && err.message || err) });
     }
   } else if (message.type === names.call) {
-    let value = null;
-    let error = null;
+    let value = null, error = null;
     try { value = py.call(message.name, message.argument || ""); } catch (err) { error = String(err && err.message || err); }
     post(names.reply, { id: message.id, value, error });
   }

@@ -6,9 +6,13 @@
 // The wasm comes as `labZstdWasm` (base64): the build writes it at the head of the built file
 // (sitebuild/zstd.py write_decoder), the tests set it. Its memory (a frame packed and raw, up to
 // 16 MB) is let go once no frame has come for a second: the next frame makes it anew, at once.
+// A memory let go is freed only at a garbage collection, which in an idle worker may never come
+// (a live page held 14 MB more), so the worker's start decodes `away`: in a worker of its own,
+// started from this file, which it closes when done.
 "use strict";
 
 (function (global) {
+  const SERVE = "lab-zstd";  // the name of a worker that decodes for another (away)
   let compiled = null, instance = null, idle = null;
 
   function decoder() {
@@ -60,7 +64,65 @@
     }
   }
 
-  const api = { decompress, release };
+  // Frames decoded in a worker started from `url` (this file): its `decompress(frame, into)`
+  // resolves to how many bytes it wrote into `into`; `close()` ends the worker, and its memory
+  // with it. The frames are decoded here instead if that worker cannot start or fails (a host's
+  // policy, a file missing, a browser without workers in workers).
+  function away(url, Worker = global.Worker) {
+    let worker = null, next = 0;
+    const waiting = new Map();
+    const here = (job) => { try { job.resolve(decompress(job.frame, job.into)); } catch (err) { job.reject(err); } };
+    const fallBack = () => {
+      if (worker) worker.terminate();
+      worker = null;
+      for (const job of waiting.values()) here(job);
+      waiting.clear();
+    };
+    try {
+      worker = new Worker(url, { name: SERVE });
+      worker.onmessage = ({ data: { id, out, n, error } }) => {
+        const job = waiting.get(id);
+        if (!job) return;
+        waiting.delete(id);
+        if (error) return job.reject(new Error(error));
+        job.into.set(out.subarray(0, n));
+        job.resolve(n);
+        if (worker) worker.postMessage({ reuse: out }, [out.buffer]);  // back, for a frame to come
+      };
+      worker.onerror = (event) => { if (event && event.preventDefault) event.preventDefault(); fallBack(); };
+    } catch (err) {
+      worker = null;
+    }
+    return {
+      decompress: (frame, into) => new Promise((resolve, reject) => {
+        const job = { frame, into, resolve, reject };
+        if (!worker) return here(job);
+        const id = next++, copy = frame.slice();  // a view's whole buffer would be copied
+        waiting.set(id, job);
+        worker.postMessage({ id, frame: copy, size: into.length }, [copy.buffer]);
+      }),
+      close() { if (worker) worker.terminate(); worker = null; },
+    };
+  }
+  // In the worker `away` starts: each frame decoded and sent back, in a buffer the other side
+  // sends back in turn (new ones each frame were 80 MB that the other side held as garbage).
+  function serve() {
+    const buffers = [];
+    global.onmessage = ({ data: { id, frame, size, reuse } }) => {
+      if (reuse) return buffers.push(reuse);
+      try {
+        let out = buffers.pop();
+        if (!out || out.length < size) out = new Uint8Array(size);
+        const n = decompress(frame, out.subarray(0, size));
+        global.postMessage({ id, out, n }, [out.buffer]);
+      } catch (err) {
+        global.postMessage({ id, error: String(err && err.message || err) });
+      }
+    };
+  }
+
+  const api = { decompress, release, away, serve, SERVE };
   if (typeof module === "object" && module.exports) module.exports = api;
   else global.labZstd = api;
+  if (global.name === SERVE && typeof global.importScripts === "function") serve();
 })(globalThis);

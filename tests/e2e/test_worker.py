@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import shutil
 import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import PAGE_SLUGS, open_page, painted, t_of, wait_live, wait_ready, watch
+from conftest import PAGE_SLUGS, Server, open_page, painted, t_of, wait_live, wait_ready, watch
 
 from sitebuild import snapshot, zstd
 from sitebuild.runtime import PACKED
@@ -268,7 +270,8 @@ def test_the_built_site_ships_the_snapshot_it_describes(site):
 def test_the_worker_brings_its_decoders_and_restore_code_in_its_own_script(context, server, site):
     """sitebuild/bundle.py bundle_worker: zstd.js, py-fetch.js and py-snapshot.js are inside the
     built py-worker.js (each had been a round trip of importScripts before the worker could decode
-    its downloads); a page goes live from the snapshot without asking for any of them."""
+    its downloads); a page goes live from the snapshot without importing any of them (the worker
+    the start decodes in loads zstd.js as its own script: the next test)."""
     asked: list[str] = []
 
     def record(route):
@@ -288,3 +291,38 @@ def test_the_worker_brings_its_decoders_and_restore_code_in_its_own_script(conte
     built = (site / "assets" / "py-worker.js").read_text()
     parts = [built.index(f"// ---- assets/{name}") for name in ("zstd.js", "py-fetch.js", "py-snapshot.js", "py-worker.js")]
     assert parts == sorted(parts)
+
+
+def test_the_start_decodes_in_a_worker_of_its_own_closed_before_live(context, server):
+    """zstd.js away: the snapshot's files are decoded in a worker started from assets/zstd.js, and
+    it is closed once they are (the decoder's memory goes with it: 14 MB a live page had held)."""
+    page = context.new_page()
+    visit = watch(page)
+    seen = []
+    page.on("worker", lambda w: (seen.append(("start", w.url)), w.on("close", lambda w: seen.append(("close", w.url)))))
+    page.goto(f"{server.url}{PAGE_SLUGS[0]}.html")
+    wait_live(page)
+    decoder = f"{server.url}assets/zstd.js"
+    assert ("start", decoder) in seen, seen
+    page.wait_for_timeout(200)  # the close as the browser reports it
+    assert ("close", decoder) in seen and seen.count(("start", decoder)) == 1, seen
+    assert visit.problems() == []
+
+
+def test_with_no_worker_to_decode_in_the_start_decodes_in_its_own(context, site, tmp_path):
+    """zstd.js away: the worker the start decodes in cannot start (its script missing, as a host's
+    policy refusing it would have it): the frames are decoded in the page's worker, and the page
+    goes live from the snapshot all the same."""
+    copy = tmp_path / "site"
+    shutil.copytree(site, copy, copy_function=os.link)
+    (copy / "assets" / "zstd.js").unlink()
+    without = Server(copy)
+    try:
+        page = context.new_page()
+        visit = watch(page)
+        page.goto(f"{without.url}{PAGE_SLUGS[0]}.html")
+        wait_live(page)
+        assert page.evaluate("window.lab.timings.snapshot") is True
+        assert [p for p in visit.problems() if "zstd.js" not in p] == []
+    finally:
+        without.close()

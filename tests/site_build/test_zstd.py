@@ -150,3 +150,81 @@ def test_a_zstddec_with_no_wasm_where_it_was_stops_the_build(tmp_path, monkeypat
     (tmp_path / "assets").mkdir()
     with pytest.raises(BuildError, match=r"zstddec .*: not one wasm in its dist/zstddec.mjs \(0 found\)"):
         zstd.write_decoder(tmp_path)
+
+
+# zstd.js away: frames decoded in a worker of their own (here a stand-in for a Worker whose other
+# side is the decoder's own serve(), in this process), its buffers sent back for the frames to
+# come; and decoded here when that worker cannot start, fails with frames waiting, or says a frame
+# is corrupt.
+AWAY = r"""
+const fs = require("fs");
+const [decoderPath, packedPath] = process.argv.slice(1);
+const zstd = require(decoderPath);
+const packed = new Uint8Array(fs.readFileSync(packedPath));
+const view = new DataView(packed.buffer);
+const size = view.getUint32(4, true), count = view.getUint32(8, true);
+const frames = [];
+for (let i = 0, at = 8 + size, raw = 0; i < count; i++) {
+  const p = view.getUint32(12 + 8 * i, true), r = view.getUint32(16 + 8 * i, true);
+  frames.push([packed.subarray(at, at + p), r]);
+  at += p;
+}
+const reused = [], started = [];
+class Across {  // the worker's two sides: messages cloned or moved as postMessage does
+  constructor(url, options) {
+    started.push([url, options.name]);
+    this.ended = false;
+    globalThis.postMessage = (data, moved) => setImmediate(() => this.onmessage({ data: structuredClone(data, { transfer: moved }) }));
+    zstd.serve();
+  }
+  postMessage(data, moved) {
+    if (this.ended) return;
+    if (data.reuse) reused.push(data.reuse.length);
+    const sent = structuredClone(data, { transfer: moved });
+    setImmediate(() => globalThis.onmessage({ data: sent }));
+  }
+  terminate() { this.ended = true; }
+}
+class Refused { constructor() { throw new Error("refused by the policy"); } }
+class Failing {
+  constructor() { setTimeout(() => this.onerror({ preventDefault() {} }), 5); }
+  postMessage() {}
+  terminate() {}
+}
+const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+(async () => {
+  const said = {};
+  for (const [name, Worker] of [["across", Across], ["refused", Refused], ["failing", Failing]]) {
+    const away = zstd.away("assets/zstd.js", Worker);
+    const places = frames.map(([, r]) => new Uint8Array(r));
+    const counts = await Promise.all(frames.map(([f], i) => away.decompress(f, places[i])));
+    said[name] = { counts, same: places.every((p, i) => same(p, zstd.decompress(frames[i][0]))) };
+    if (name === "across") {
+      said.corrupt = await away.decompress(frames[0][0].slice(0, 100), new Uint8Array(frames[0][1])).then(() => "decoded", (e) => e.message);
+    }
+    away.close();
+  }
+  said.started = started;
+  said.reused = reused;
+  console.log(JSON.stringify(said));
+})();
+"""
+
+
+@pytest.mark.skipif(NODE is None, reason="needs Node.js (make build installs it)")
+def test_the_worker_start_decodes_in_a_worker_of_its_own_and_here_when_that_cannot_be(tmp_path):
+    (tmp_path / "assets").mkdir()
+    shutil.copy(ROOT / zstd.DECODER, tmp_path / zstd.DECODER)
+    zstd.write_decoder(tmp_path)
+    (tmp_path / "heap.zst").write_bytes(zstd.compress(DATA))  # frames of 8, 8 and 4 MB
+    run = subprocess.run([NODE, "-e", AWAY, str(tmp_path / zstd.DECODER), str(tmp_path / "heap.zst")],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    said = json.loads(run.stdout)
+    counts = [8 << 20, 8 << 20, 4 << 20]
+    for how in ("across", "refused", "failing"):
+        assert said[how] == {"counts": counts, "same": True}, how
+    assert said["started"] == [["assets/zstd.js", "lab-zstd"]]  # from the file, named so it serves
+    # each buffer sent back once its bytes are in place: one per frame decoded, none kept here
+    assert len(said["reused"]) == 3 and min(said["reused"]) >= 4 << 20
+    assert said["corrupt"] == f"zstd: a corrupt frame, or one of more than {8 << 20} bytes"
