@@ -31,7 +31,7 @@ def copy_static(out: Path, katex: Path) -> None:
     import panel  # noqa: PLC0415
 
     bokeh_js = Path(bokeh.__file__).parent / "server" / "static" / "js"
-    for name in ("bokeh", "bokeh-widgets", "bokeh-tables"):
+    for name in ("bokeh", "bokeh-widgets"):  # not its tables: assets/tables-stub.js stands in
         copy(bokeh_js / f"{name}.min.js", out / "static" / "bokeh" / f"{name}.min.js")
     patch_bokehjs(out / "static" / "bokeh" / "bokeh.min.js")
     panel_dist = Path(panel.__file__).parent / "dist"

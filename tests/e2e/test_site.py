@@ -197,7 +197,7 @@ def test_the_life_of_a_page(context, server, site, slug):
     paths = [p.split("?")[0] for kind, p in order if kind == "asked"]
     assert paths.count("assets/shell.js") == 1 and not [p for p in paths if p.startswith("assets/js/")], paths
     first_plot = [f"{slug}.html", "assets/shell.js", "assets/lab.css", "static/panel/1.9.4/dist/panel.min.js",
-                  *(f"static/bokeh/{n}.min.js" for n in ("bokeh", "bokeh-widgets", "bokeh-tables")),
+                  "assets/tables-stub.js", *(f"static/bokeh/{n}.min.js" for n in ("bokeh", "bokeh-widgets")),
                   *(f"static/fonts/lab-sans-{w}.woff2" for w in (400, 700))]
     done = [order.index(("in", f)) for f in first_plot]
     python_asked = next(i for i, (kind, p) in enumerate(order) if kind == "asked" and p.startswith("pyodide/"))
