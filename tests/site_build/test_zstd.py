@@ -87,6 +87,13 @@ def test_the_hardest_packing_reads_back_the_same_and_is_no_larger():
     assert len(hard[0][0]) <= len(zstd.compress(data))
 
 
+def written_decoder(out):
+    """out/assets/zstd.js as the build writes it: the source, copied, with its wasm written in."""
+    (out / "assets").mkdir()
+    shutil.copy(ROOT / zstd.DECODER, out / zstd.DECODER)
+    zstd.write_decoder(out)
+
+
 # The worker's decoder (assets/zstd.js, its wasm written in by write_decoder) in Node, over a file
 # of frames as py-fetch.js reads it: the bytes decoded whole, a frame alone (into a place given,
 # and as a new array), a corrupt frame, a frame too long for its place, and after its memory is
@@ -117,9 +124,7 @@ console.log(JSON.stringify(said));
 
 @pytest.mark.skipif(NODE is None, reason="needs Node.js (make build installs it)")
 def test_the_workers_decoder_is_zstds_own_in_wasm_and_reads_every_frame(tmp_path):
-    (tmp_path / "assets").mkdir()
-    shutil.copy(ROOT / zstd.DECODER, tmp_path / zstd.DECODER)
-    zstd.write_decoder(tmp_path)
+    written_decoder(tmp_path)
     written = (tmp_path / zstd.DECODER).read_text()
     assert written.endswith((ROOT / zstd.DECODER).read_text())  # the source, the wasm in front
     assert "globalThis.labZstdWasm = " in written.splitlines()[1]
@@ -213,9 +218,7 @@ const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 @pytest.mark.skipif(NODE is None, reason="needs Node.js (make build installs it)")
 def test_the_worker_start_decodes_in_a_worker_of_its_own_and_here_when_that_cannot_be(tmp_path):
-    (tmp_path / "assets").mkdir()
-    shutil.copy(ROOT / zstd.DECODER, tmp_path / zstd.DECODER)
-    zstd.write_decoder(tmp_path)
+    written_decoder(tmp_path)
     (tmp_path / "heap.zst").write_bytes(zstd.compress(DATA))  # frames of 8, 8 and 4 MB
     run = subprocess.run([NODE, "-e", AWAY, str(tmp_path / zstd.DECODER), str(tmp_path / "heap.zst")],
                          capture_output=True, text=True, timeout=120)
