@@ -13,6 +13,7 @@ import pytest
 from tests.e2e.conftest import (
     SITE,
     Server,
+    at_rest,
     deep_count,
     deep_text,
     hold_python,
@@ -218,15 +219,16 @@ def test_presenter_view_and_dark_theme_before_and_after_python(context, server):
     page.goto(f"{server.url}running-sum.html?present=1&theme=dark")
     wait_ready(page)
     fitted_after(page, 0)
-    before = page.evaluate(BOXES_JS)
+    before = at_rest(page, BOXES_JS)
     assert page.evaluate("document.documentElement.classList.contains('present')")
     assert page.evaluate("document.documentElement.dataset.theme") == "dark"
     colour, width = page.evaluate(FIGURE_BACKGROUND_JS)
     assert colour == "#161b22"  # styled before Python
     release_python(page, held)
     wait_live(page)
-    painted(page)
-    assert page.evaluate(BOXES_JS) == before  # the takeover did not resize a figure
+    # the takeover did not resize a figure (measured at rest: the scenes' fits, measured in idle
+    # time, lay other scenes out behind a still; one had been caught, once, on a loaded machine)
+    assert at_rest(page, BOXES_JS) == before
     assert page.evaluate(FIGURE_BACKGROUND_JS)[0] == colour  # still dark after the takeover
     width = page.evaluate(FIGURE_BACKGROUND_JS)[1]
     assert not page.locator(".lab-text").is_visible()
