@@ -78,6 +78,22 @@
     return null;
   }
   const failing = (name) => (what) => { throw new Error(`${name}: ${what}`); };
+  // Bytes no longer needed, freed now, not at a garbage collection, which in an idle worker may
+  // not come for long (a live page's worker held 40-50 MB of such, of 330).
+  const free = (bytes) => { if (typeof bytes.buffer.transfer === "function") bytes.buffer.transfer(0); };
+  // A response to `url` whose body is fetched (fetchFn) only once it is read: a copy of a download
+  // kept for a reader that may never come held all its bytes (the wasm, 10 MB).
+  function lazy(fetchFn, url, type) {
+    let reader = null;
+    return new Response(new ReadableStream({
+      async pull(controller) {
+        reader = reader || (await fetchFn(url)).body.getReader();
+        const { done, value } = await reader.read();
+        if (done) controller.close(); else controller.enqueue(value);
+      },
+      cancel(why) { return reader && reader.cancel(why); },
+    }, { highWaterMark: 0 }), { status: 200, headers: { "Content-Type": type } });
+  }
 
   // The file at url, zstd in frames, decoded into `into` as it arrives: each frame by
   // `decompress(frame, into)` (assets/zstd.js) once its bytes are in. The whole of it, or an error: the
@@ -120,6 +136,7 @@
     if (!frames || next !== frames.length) fail(`cut short at ${got} bytes`);
     await Promise.all(pending);
     if (error) throw error;
+    free(packed);
     return into;
   }
 
@@ -156,6 +173,7 @@
           const got = packed;
           packed = null;  // a download that does not decode is fetched again, below
           try { bytes = unzstdWhole(got, new Uint8Array(size), decompress, name); } catch (err) { console.warn(String(err)); }
+          free(got);
         }
         if (bytes === null) {
           const xhr = new XMLHttpRequest();
@@ -170,7 +188,7 @@
     };
   }
 
-  const api = { unzipping, unzstdInto, unzstdWhole, lateBytes };
+  const api = { unzipping, unzstdInto, unzstdWhole, lateBytes, free, lazy };
   if (typeof module === "object" && module.exports) module.exports = api;
   else global.labFetch = api;
 })(globalThis);

@@ -136,7 +136,7 @@ async function start(config) {
 
 // Every file the restore needs, downloading at once: the shared heap, the page's changes to it and the
 // packages' bundle decoded as they arrive (zstd), the runtime's wasm compiled as it arrives (offline-pyodide.md)
-// with a copy standing by for Pyodide's own fetch, the lock file kept for it. Its fetch of the standard library
+// (Pyodide's own fetch of it given a body that downloads only if read), the lock file kept for it. Its fetch of the standard library
 // is given nothing: the file is there all the same (restore's fsInit), and `late` (not counted in the start's
 // progress) fetches it, and the packages' later files, once the page is live, or at once if Python reads them.
 function downloadEarly(config) {
@@ -146,9 +146,10 @@ function downloadEarly(config) {
   fetchedEarly.set(at("python_stdlib.zip"), Promise.resolve(new Response(new Uint8Array(0))));
   let wasm = null;
   if (typeof WebAssembly.compileStreaming === "function") {
-    const got = fetch(at("pyodide.asm.wasm")).then((r) => [r, r.clone()]), spare = got.then(([, copy]) => copy);
-    fetchedEarly.set(at("pyodide.asm.wasm"), spare);
-    wasm = { module: got.then(([r]) => WebAssembly.compileStreaming(r)).then((m) => { mark("compiled"); return m; }, () => null), spare };
+    const module = fetch(at("pyodide.asm.wasm")).then((r) => WebAssembly.compileStreaming(r));
+    // Pyodide's own instantiation (if ours fails) asks for it at once: a body that downloads only if read (labFetch.lazy)
+    fetchedEarly.set(at("pyodide.asm.wasm"), Promise.resolve(labFetch.lazy(realFetch, at("pyodide.asm.wasm"), "application/wasm")));
+    wasm = { module: module.then((m) => { mark("compiled"); return m; }, () => null) };
   }
   // Pyodide sizes the memory by `heap` at once; the files are decoded in a worker of their own, closed once done (its memory too)
   const heap = new Uint8Array(snap.heap_bytes), away = labZstd.away(config.zstdScript);
@@ -156,7 +157,7 @@ function downloadEarly(config) {
   let end = 0;  // the shared heap's parts one after the other, then the page's changes over them
   const parts = snap.heap.map((path, i) => inflate(path, heap.subarray(end, end += snap.heap_parts[i])));
   const heapDone = Promise.all([inflate(snap.delta, new Uint8Array(snap.delta_bytes)), ...parts])
-    .then(([delta]) => { labSnapshot.applyDelta(heap, delta); mark("heap"); return heap; });
+    .then(([delta]) => { labSnapshot.applyDelta(heap, delta); labFetch.free(delta); mark("heap"); return heap; });
   const late = (url, size) => labFetch.lateBytes(url, size, self.labZstd.decompress, realFetch);
   const bundle = inflate(snap.bundle, new Uint8Array(snap.bundle_bytes)).then((b) => { mark("bundle"); return b; });
   Promise.all([heapDone, bundle]).finally(() => away.close()).catch(() => {});
@@ -166,7 +167,6 @@ function downloadEarly(config) {
 function instantiateEarly(wasm) {
   return (own) => (imports, done) => {
     wasm.module.then((m) => m && WebAssembly.instantiate(m, imports).then((instance) => {
-      wasm.spare.then((r) => r.body && r.body.cancel()).catch(() => {});  // its copy is not needed
       done(instance, m);
       return true;
     })).catch(() => false).then((ok) => { if (!ok) own(imports, done); });
@@ -183,7 +183,7 @@ async function restore(config, { wasm, heap, heapDone, bundle, late: { stdlib, l
   const info = {};
   let fresh = null;  // the wasm's memory as instantiated, as far as the heap was XORed with it (xorBefore)
   const ready = () => heapDone.then((heap) => labSnapshot.xorBefore(heap, fresh, snap.before_bytes, snap.before_sums))
-    .finally(() => { fresh = null; });
+    .finally(() => { if (fresh) labFetch.free(fresh); fresh = null; });
   labSnapshot.wrapCreate(() => labSnapshot.preRun(() => bundle, snap.table_base, ready, info, later && later.get),
     wasm && instantiateEarly(wasm), (memory) => { fresh = memory.slice(0, snap.before_bytes); });
   const pyodide = await Promise.race([broken, loadPyodide({

@@ -5,7 +5,7 @@ import test from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 
-const { unzipping, unzstdInto, unzstdWhole, lateBytes } = createRequire(import.meta.url)("../../assets/py-fetch.js");
+const { unzipping, unzstdInto, unzstdWhole, lateBytes, lazy } = createRequire(import.meta.url)("../../assets/py-fetch.js");
 
 let seed = 12345;  // a pseudo-random 200 kB
 const BYTES = new Uint8Array(200_000).map(() => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed >> 23; });
@@ -194,4 +194,15 @@ test("bytes wanted before their download is in are fetched at once, then the dow
   } finally {
     delete globalThis.XMLHttpRequest;
   }
+});
+
+test("a lazy response downloads its body only once it is read, and whole", async () => {
+  const { fn, asked } = fakeFetch({ "https://x/pyodide/pyodide.asm.wasm": BYTES });
+  const response = lazy(fn, "https://x/pyodide/pyodide.asm.wasm", "application/wasm");
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.deepEqual(asked, []);  // not asked for until read: a reader that never comes costs nothing
+  assert.equal(response.status, 200);
+  assert.equal(response.headers.get("Content-Type"), "application/wasm");
+  assert.deepEqual(new Uint8Array(await response.arrayBuffer()), BYTES);
+  assert.deepEqual(asked, ["https://x/pyodide/pyodide.asm.wasm"]);
 });
