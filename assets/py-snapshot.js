@@ -100,7 +100,8 @@
         info.tableBase = base;
         if (table.length > base) throw new Error(`function table ${table.length} > ${base}`);
         table.grow(base - table.length);
-        const fs = { findObject: (p, d) => Module.FS.findObject(p, d), readFile: (p) => Module.FS.readFile(p) };
+        const fs = { findObject: (p, d) => Module.FS.findObject(p, d),  // a module's bytes as the bundle holds them, not a copy (6.7 MB)
+          readFile: (p) => { const n = Module.FS.lookupPath(p).node; return n.contents instanceof Uint8Array ? n.contents.subarray(0, n.usedBytes) : Module.FS.readFile(p); } };
         for (const path of dynlibs) {
           await Module.loadDynamicLibrary(SITE + path, { loadAsync: true, global: false, nodelete: true, allowUndefined: true, fs }, {});
         }
