@@ -67,12 +67,18 @@
   // Frames decoded in a worker started from `url` (this file): its `decompress(frame, into)`
   // resolves to how many bytes it wrote into `into`; `close()` ends the worker, and its memory
   // with it. The frames are decoded here instead if that worker cannot start or fails (a host's
-  // policy, a file missing, a browser without workers in workers).
-  function away(url, Worker = global.Worker) {
-    let worker = null, next = 0;
+  // policy, a file missing, a browser without workers in workers), or leaves frames waiting
+  // `patience` ms with no answer (a worker that never starts would have kept the page from live).
+  function away(url, Worker = global.Worker, patience = 5000) {
+    let worker = null, next = 0, watchdog = null;
     const waiting = new Map();
     const here = (job) => { try { job.resolve(decompress(job.frame, job.into)); } catch (err) { job.reject(err); } };
+    const watch = () => {  // from the first frame sent, and again at each answer
+      clearTimeout(watchdog);
+      watchdog = worker && waiting.size ? setTimeout(fallBack, patience) : null;
+    };
     const fallBack = () => {
+      clearTimeout(watchdog);
       if (worker) worker.terminate();
       worker = null;
       for (const job of waiting.values()) here(job);
@@ -88,6 +94,7 @@
         job.into.set(out.subarray(0, n));
         job.resolve(n);
         if (worker) worker.postMessage({ reuse: out }, [out.buffer]);  // back, for a frame to come
+        watch();
       };
       worker.onerror = (event) => { if (event && event.preventDefault) event.preventDefault(); fallBack(); };
     } catch (err) {
@@ -100,8 +107,9 @@
         const id = next++, copy = frame.slice();  // a view's whole buffer would be copied
         waiting.set(id, job);
         worker.postMessage({ id, frame: copy, size: into.length }, [copy.buffer]);
+        if (watchdog === null) watch();
       }),
-      close() { if (worker) worker.terminate(); worker = null; },
+      close() { clearTimeout(watchdog); if (worker) worker.terminate(); worker = null; },
     };
   }
   // In the worker `away` starts: each frame decoded and sent back, in a buffer the other side

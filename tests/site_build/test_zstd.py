@@ -159,8 +159,8 @@ def test_a_zstddec_with_no_wasm_where_it_was_stops_the_build(tmp_path, monkeypat
 
 # zstd.js away: frames decoded in a worker of their own (here a stand-in for a Worker whose other
 # side is the decoder's own serve(), in this process), its buffers sent back for the frames to
-# come; and decoded here when that worker cannot start, fails with frames waiting, or says a frame
-# is corrupt.
+# come; and decoded here when that worker cannot start, fails with frames waiting, or leaves them
+# waiting with no answer; a frame it says is corrupt is an error.
 AWAY = r"""
 const fs = require("fs");
 const [decoderPath, packedPath] = process.argv.slice(1);
@@ -196,11 +196,15 @@ class Failing {
   postMessage() {}
   terminate() {}
 }
+class Silent {  // starts, and never answers
+  postMessage() {}
+  terminate() { this.ended = true; }
+}
 const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
 (async () => {
   const said = {};
-  for (const [name, Worker] of [["across", Across], ["refused", Refused], ["failing", Failing]]) {
-    const away = zstd.away("assets/zstd.js", Worker);
+  for (const [name, Worker] of [["across", Across], ["refused", Refused], ["failing", Failing], ["silent", Silent]]) {
+    const away = zstd.away("assets/zstd.js", Worker, name === "silent" ? 50 : 5000);
     const places = frames.map(([, r]) => new Uint8Array(r));
     const counts = await Promise.all(frames.map(([f], i) => away.decompress(f, places[i])));
     said[name] = { counts, same: places.every((p, i) => same(p, zstd.decompress(frames[i][0]))) };
@@ -225,7 +229,7 @@ def test_the_worker_start_decodes_in_a_worker_of_its_own_and_here_when_that_cann
     assert run.returncode == 0, run.stderr
     said = json.loads(run.stdout)
     counts = [8 << 20, 8 << 20, 4 << 20]
-    for how in ("across", "refused", "failing"):
+    for how in ("across", "refused", "failing", "silent"):
         assert said[how] == {"counts": counts, "same": True}, how
     assert said["started"] == [["assets/zstd.js", "lab-zstd"]]  # from the file, named so it serves
     # each buffer sent back once its bytes are in place: one per frame decoded, none kept here
