@@ -4,7 +4,7 @@
 // replaced (fzstd: 0.49 s against 0.13 s in Node, the shared heap, gates' changes and the bundle),
 // and that time was on the worker's path to live.
 // The wasm comes as `labZstdWasm` (base64): the build writes it at the head of the built file
-// (sitebuild/zstd.py write_decoder), the tests set it. Its memory (a frame packed and raw, up to
+// (sitebuild/zstd.py write_decoder; the Node tests read the file it writes). Its memory (a frame packed and raw, up to
 // 16 MB) is let go once no frame has come for a second: the next frame makes it anew, at once.
 // A memory let go is freed only at a garbage collection, which in an idle worker may never come
 // (a live page held 14 MB more), so the worker's start decodes `away`: in a worker of its own,

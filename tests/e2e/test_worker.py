@@ -304,7 +304,10 @@ def test_the_start_decodes_in_a_worker_of_its_own_closed_before_live(context, se
     wait_live(page)
     decoder = f"{server.url}assets/zstd.js"
     assert ("start", decoder) in seen, seen
-    page.wait_for_timeout(200)  # the close as the browser reports it
+    for _ in range(50):  # the close as the browser reports it, a moment after
+        if ("close", decoder) in seen:
+            break
+        page.wait_for_timeout(100)
     assert ("close", decoder) in seen and seen.count(("start", decoder)) == 1, seen
     assert visit.problems() == []
 
