@@ -26,8 +26,8 @@ export async function showPrerendered() {
   await fontsLoaded();  // figures measure their text as they are built: in the shipped font
   timings.fonts = performance.now();
   if (state.ownSettings) hideUnapplied(jsdoc);  // before the first paint
+  player.attach(jsdoc);  // (first: the texts are fitted to its frames' longest labels)
   styleDoc(jsdoc);
-  player.attach(jsdoc);
   if (linkAsksT() && !state.ownSettings) seekFromLink(player.tMax);
   // Figures out of view are laid out but painted only once they come near it (watchFigures):
   // all start held, and those within reach of the view are let go as soon as they are placed.
@@ -50,8 +50,12 @@ export async function showPrerendered() {
   if (state.ownSettings) document.body.classList.add("lab-waiting");
   else enableTransport(true);
   watchFigures(jsdoc);
-  // The plots are on screen once the frame after them has been painted.
-  requestAnimationFrame(() => requestAnimationFrame(() => { timings.firstPlot = performance.now(); }));
+  // The plots are on screen once the frame after them has been painted; then those who listen
+  // for new frames hear of the first ones (player.attach: the texts fitted to this layout).
+  requestAnimationFrame(() => requestAnimationFrame(() => {
+    timings.firstPlot = performance.now();
+    player.notifyRefresh();
+  }));
   // on the whole page, once it is live (or the reader scrolls to them): later.js
   // (the lesson text below waits out of sight meanwhile: lab.css)
   const wait = rest.length > 0 && !presenting() && !embedded() && !state.view;

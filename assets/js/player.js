@@ -70,11 +70,15 @@ export const player = {
   t: 0, tMax: 0, playing: false, speed: 8, groups: [], stops: [], frames: null, doc: null,
   bound: new Set(), listeners: [], applying: false, easing: null, phases: [],
 
-  // Find the run in a rendered document; show frame t (kept where it is, within range).
+  // Find the run in a rendered document; show frame t (kept where it is, within range). Those
+  // who listen for new frames (onRefresh: the texts fitted to the layout, the labels) hear of
+  // these first ones when the caller says (notifyRefresh): first-paint.js, once the plots are on
+  // screen (heard at once, their refit had cost the first plot 20-30 ms, and changed nothing
+  // there: restyle fits the texts before the first render).
   attach(doc) {
     this.doc = doc;
     this.frames = doc.get_model_by_name(frameBindings().source);
-    this.refresh();
+    this.refresh({ quiet: true });
   },
   // A new run is about to arrive: a filter's indices point into data it may shorten, so
   // they are emptied first (BokehJS refilters at once; an index past its row broke the
@@ -89,7 +93,7 @@ export const player = {
     } finally { this.applying = false; }
   },
   // The frames changed (a new setting): read them again and show the same t, if it exists.
-  refresh() {
+  refresh({ quiet = false } = {}) {
     const names = frameBindings(), info = (this.frames.tags && this.frames.tags[0]) || {};
     this.groups = group(info[names.bindings] || []);
     this.stops = info[names.stops] || [];
@@ -97,8 +101,9 @@ export const player = {
     this.bound = new Set(this.groups.map(([m]) => m));
     this.tMax = Math.max(0, (this.frames.data[names.t] || [0]).length - 1);
     this.show(this.t);
-    for (const fn of this.refreshed || []) fn();
+    if (!quiet) this.notifyRefresh();
   },
+  notifyRefresh() { for (const fn of this.refreshed || []) fn(); },
   show(t) {
     this.halt();
     this.t = clamp(t, this.tMax);

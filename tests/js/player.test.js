@@ -75,6 +75,27 @@ test("the player steps, stops at the end, goes back, resets and jumps between na
   assert.equal(span.location, 22);
 });
 
+test("new frames are told to those who listen; a first attach only when its caller says", () => {
+  const span = model({ location: 0 });
+  const frames = source({ t: [0, 1], "0:m": [5, 6] });
+  frames.tags = [{ bindings: [[span, "location", "0:m"]] }];
+  const heard = [];
+  const was = player.refreshed;
+  player.refreshed = [];
+  player.onRefresh(() => heard.push(player.tMax));
+  player.t = 0;
+  try {
+    player.attach(fakeDoc(frames));  // the page built ahead of time: shown, nobody told yet
+    assert.equal(span.location, 5);
+    assert.deepEqual(heard, []);
+    player.notifyRefresh();  // first-paint.js, once its plots are on screen
+    assert.deepEqual(heard, [1]);
+    frames.data = { t: [0, 1, 2], "0:m": [7, 8, 9] };
+    player.refresh();  // new frames from Python: told at once
+    assert.deepEqual(heard, [1, 2]);
+  } finally { player.refreshed = was; }
+});
+
 test("the guard keeps the player's own changes from Python's link", () => {
   const span = model({ location: 0 });
   const frames = source({ t: [0, 1], "0:m": [5, 6] });
