@@ -3,7 +3,8 @@
     .venv/bin/python bench/boot.py [--runs 3] [--pages running-sum,gates] [--breakdown] [--alone]
 
 Serves dist/site on a free port (serve.py, in a thread) and loads each page cold: a fresh browser
-context per load, service workers blocked. Per page it prints the medians over the runs of
+context per load, service workers blocked, each load started once the browser is at rest (the new
+window's own toolbar built: bench/__init__.py settle). Per page it prints the medians over the runs of
 
 - MB: the bytes of every file the page and its worker fetched, as served (uncompressed; the
   snapshot's two files are gzip files already)
@@ -44,7 +45,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import os
 import re
 import statistics
 import sys
@@ -55,7 +55,12 @@ ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "dist" / "site"
 sys.path.insert(0, str(ROOT))
 
-from bench import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from bench import (  # noqa: E402, F401 (tests read browser_cpu_s)
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    browser_cpu_s,
+    settle,
+)
 from sitebuild.runtime import packed_sizes  # noqa: E402
 
 FLOOR_NAME = "bench-floor.html"
@@ -182,39 +187,12 @@ def gzip_size(path: Path) -> int:
     return _gzip_cache[path]
 
 
-def browser_cpu_s(executable: str = CHROMIUM, proc: Path = Path("/proc")) -> float | None:
-    """CPU seconds (user + system) used so far by every process of the browser: those whose
-    command line starts with a program of its executable's name (/usr/bin/chromium starts
-    /usr/lib/chromium/chromium, whose renderers, GPU and network processes keep the name).
-    None where /proc is missing.
-
-    On a machine of two cores, half of what a page uses from navigation to live is the least
-    time it could take to go live: the bench prints it beside the clock."""
-    if not proc.is_dir():
-        return None
-    ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-    name = Path(executable).name.encode()
-    total = 0
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            # a child rewrites its command line as one string: "/usr/lib/chromium/chromium --type=..."
-            command = (entry / "cmdline").read_bytes().split(b"\0")[0].split(b" ")[0]
-            if Path(command.decode(errors="replace")).name.encode() != name:
-                continue
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])  # utime, stime: fields 14 and 15 of stat
-        except (OSError, IndexError, ValueError):  # a process that ended while being read
-            continue
-    return total / ticks
-
-
 def load_once(browser, url: str, base: str, *, timeout_ms: int) -> dict:
     """One cold load; returns bytes, paint and window.lab.timings (ms), or {'error': ...}."""
     context = browser.new_context(service_workers="block")
     try:
         page = context.new_page()
+        settle()  # the new window's own toolbar built first (bench/__init__.py)
         errors: list[str] = []
         page.on("console", lambda m: errors.append(m.text[:300]) if m.type == "error" else None)
         page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"[:300]))

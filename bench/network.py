@@ -8,7 +8,8 @@ every response in 16 KiB chunks, first come first served whatever the connection
 (RTT) waited before each response; `.html .js .css .json .wasm .svg` gzipped as a compressing
 static host sends them, other files as they are. A profile is R/RTT (Mbit/s, ms) or loopback (no
 shaping). MB: what the server wrote (headers, bodies after gzip) from the navigation to a mark.
-Medians over --runs, per page, cold (a new context per load, service workers blocked, no-store):
+Medians over --runs, per page, cold (a new context per load, service workers blocked, no-store;
+each visit's new window first left to build its own toolbar: bench/__init__.py settle):
 - plot: the page built ahead of time on screen (window.lab.timings.firstPlot, as bench/boot.py
   reads it); x block: over the same page's plot with its worker's downloads (pyodide/) aborted;
 - live: the settings respond (window.lab.timings.live); x floor: over the live of bench/boot.py's
@@ -45,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "dist" / "site"
 sys.path.insert(0, str(ROOT))
 
-from bench import CHROMIUM, boot  # noqa: E402
+from bench import CHROMIUM, boot, settle  # noqa: E402
 
 CHUNK_BYTES = 16 * 1024  # what the link carries at a time: fine enough that responses interleave
 GZIP_SUFFIXES = (".html", ".js", ".css", ".json", ".wasm", ".svg")  # what a static host compresses
@@ -248,7 +249,9 @@ class Bench:
             server.cache_control = cache
         context = self.browser.new_context(**options)
         try:
-            return how(context, context.new_page())
+            page = context.new_page()
+            settle()  # the new window's own toolbar built first (bench/__init__.py)
+            return how(context, page)
         except Exception as e:
             return {"failed": str(e).splitlines()[0][:200]}
         finally:

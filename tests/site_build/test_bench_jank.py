@@ -99,6 +99,26 @@ def test_the_browsers_cpu_is_summed_over_its_processes_only(tmp_path):
     assert boot.browser_cpu_s("/usr/lib/chromium/chromium", tmp_path / "missing") is None
 
 
+def test_a_cold_load_waits_for_the_browser_at_rest():
+    """bench/__init__.py settle, on a made-up clock and CPU count: it waits window by window
+    while the browser's processes keep working (a new window's own toolbar being built), stops at
+    the first quiet window, gives up after its patience, and waits one window where /proc is
+    missing."""
+    from bench import settle  # noqa: PLC0415
+
+    def run(cpu_s, **kw):
+        now, seen = [0.0], iter(cpu_s)
+        waited = settle(cpu=lambda: next(seen), sleep=lambda s: now.__setitem__(0, now[0] + s),
+                        clock=lambda: now[0], quiet_ms=25, window_ms=250, **kw)
+        return round(waited, 3)
+
+    # busy for two windows (0.2 s, then 0.1 s of CPU), then 10 ms in the third: quiet
+    assert run([1.0, 1.2, 1.3, 1.31]) == 0.75
+    assert run([1.0, 1.001]) == 0.25  # at rest from the start: one window
+    assert run([None, None]) == 0.25  # no /proc: one window
+    assert run([float(i) for i in range(100)], patience_s=1.0) == 1.0  # never at rest: 1 s
+
+
 def test_the_worker_alone_page_holds_the_pages_config_and_its_documents_ids():
     """bench/boot.py --alone: the bare page carries the built page's lab-config as it is and
     every model id of its document built ahead of time, once each (what the shell's pageInfo()
