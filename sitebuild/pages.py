@@ -81,7 +81,9 @@ def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id
                   "contract": ahead["contract"],  # role classes, frames, worker messages: ui/contract.py
                   "worker": {**worker_contract(for_page(snapshot, page.slug)),  # Python's environment, its heap
                              "packed": packed},
-                  "prerender": {k: ahead[k] for k in ("csv", "t_max")}}
+                  "prerender": {k: ahead[k] for k in ("csv", "t_max")},
+                  # the runs of the links the page itself offers, built ahead of time too (runs/)
+                  "prebuilt": write_runs(out, page.slug, ahead.get("runs", []))}
         body = shell
         for key, value in {
             "TITLE": html.escape(page.title),
@@ -110,6 +112,28 @@ def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id
     (out / "index.html").write_text(index.replace("{{CARDS}}", cards).replace("{{BUILD}}", build_id))
     log(f"pages: index.html, {', '.join(written)}")
     return ["index.html", *written]
+
+
+RUNS = "runs"  # the folder of the runs built ahead of time for links the pages offer
+
+
+def write_runs(out: Path, slug: str, runs: list[dict]) -> list[dict]:
+    """Each run of a link the page offers (ui.app.prerender_run) as out/runs/<slug>-<n>.json:
+    its CSV, last t and document, fetched by the shell only for such a link (assets/js/link.js).
+    Returns what the page's config says of them: the offered link's own settings, the run's
+    full settings, its file and last t."""
+    listed = []
+    for n, run in enumerate(runs, 1):
+        name = f"{RUNS}/{slug}-{n}.json"
+        (out / RUNS).mkdir(exist_ok=True)
+        # (the document is JSON text already: written as it is, not parsed and written again)
+        (out / name).write_text(f'{{"csv": {json.dumps(run["csv"])}, "t_max": {int(run["t_max"])}, '
+                                f'"item": {run["doc"]}}}')
+        listed.append({"link": run["link"], "query": run["query"], "file": name, "t_max": run["t_max"]})
+    if listed:
+        log(f"{slug}: {len(listed)} run(s) of its own links built ahead of time "
+            f"({', '.join(r['link'] for r in listed)})")
+    return listed
 
 
 def prerender_page(info) -> dict:

@@ -17,7 +17,7 @@ import asyncio
 
 from ui.contract import contract
 from ui.document import IN_BROWSER, build_ahead, embed_json, ids_digest
-from ui.urlstate import apply_query, link_contract
+from ui.urlstate import apply_query, link_contract, to_query
 
 READY: asyncio.Future | None = None  # resolved once the page is live in the browser
 
@@ -31,8 +31,26 @@ def prerender(page_class) -> dict:
     is the same document whatever else the process made: the memory snapshot makes every page in one process
     (``ui.worker.premake``) and keeps those with this one's ids (``ids_digest``)."""
     page, pydoc = build_ahead(page_class)
-    return {"doc": embed_json(pydoc), "ids": ids_digest(pydoc), "link": link_contract(page),
-            "contract": contract(), "csv": page.csv(), "t_max": page.run.t_max}
+    ahead = {"doc": embed_json(pydoc), "ids": ids_digest(pydoc), "link": link_contract(page),
+             "contract": contract(), "csv": page.csv(), "t_max": page.run.t_max}
+    return {**ahead, "runs": [prerender_run(page_class, query) for query in page_class.offered]}
+
+
+def prerender_run(page_class, query: str) -> dict:
+    """The run of a link the site itself offers (``Page.offered``), as the page built ahead of
+    time is (its settings controls shown waiting for Python, t = 0): its full settings' query,
+    document, CSV and last t. Python takes such a page over by rendering its own and swapping
+    it in (the ids it makes start elsewhere: ``ui.worker.launch``)."""
+    page, _ = build_ahead(page_class, make=False)
+    notices = apply_query(page, query)
+    if notices:
+        raise ValueError(f"{page_class.slug}: the offered link {query!r} is not one the page takes: {' '.join(notices)}")
+    page.show(0)
+    from ui import panel_private  # noqa: PLC0415
+
+    pydoc = panel_private.make_document(page.layout)
+    return {"link": query, "query": to_query(page), "doc": embed_json(pydoc), "csv": page.csv(),
+            "t_max": page.run.t_max}
 
 
 def launch(page_class) -> None:

@@ -89,6 +89,10 @@ class Page(param.Parameterized):
     # order, so the first render builds it, and on the first screen of a 1366 x 768 laptop and
     # a 390 x 844 phone (tests/ui/test_first_screen.py, tests/e2e/test_site.py, test_screens.py).
     subject: ClassVar[str] = ""
+    # Settings the site itself links to (a page's settings link, its presets), as queries: their
+    # runs are built ahead of time too (ui.app.prerender), so such a link shows its own run at
+    # first paint, stepping with no Python (the shell: assets/js/link.js prebuiltRun).
+    offered: ClassVar[tuple[str, ...]] = ()
 
     notice = param.String("", precedence=-1, doc="A message for the user (plain text)")
 

@@ -7,7 +7,7 @@ import { $, embedded, hasClass, hasRole, presenting, twoFrames, viewClass } from
 import { watchFigures, nearView, holdUnseen } from "./culling.js";
 import { fontsLoaded } from "./fonts.js";
 import { whenToJoin } from "./later.js";
-import { hideUnapplied, linkAsksT, seekFromLink } from "./link.js";
+import { hideUnapplied, linkAsksT, loadPrebuilt, seekFromLink } from "./link.js";
 import { kids, viewNames } from "./arrange.js";
 import { player } from "./player.js";
 import { label } from "./readers.js";
@@ -20,7 +20,8 @@ import { afterRender } from "./takeover.js";
 export async function showPrerendered() {
   if (!window.Bokeh) return;
   timings.scripts = performance.now();  // BokehJS and Panel have run
-  const item = JSON.parse($("lab-doc").textContent);
+  // the link's own run, where the build made it too; else the default run, in the page
+  const item = (await loadPrebuilt()) || JSON.parse($("lab-doc").textContent);
   const { doc: jsdoc, render } = await decodeDocument(item, $(item.target_id));
   timings.decoded = performance.now();
   await fontsLoaded();  // figures measure their text as they are built: in the shipped font

@@ -8,7 +8,7 @@ import { linkSettings } from "./link.js";
 import { state } from "./state.js";
 
 export function fitKey(view = state.view) {
-  const q = new URLSearchParams(state.settingsQuery !== null ? state.settingsQuery : state.ownSettings ? linkSettings() : linkContract().defaults);
+  const q = new URLSearchParams(state.settingsQuery !== null ? state.settingsQuery : state.ownSettings || state.prebuilt ? linkSettings() : linkContract().defaults);
   q.sort();
   const lesson = typeof document !== "undefined" && document.documentElement.classList.contains("show-text");
   const part = `${view}${embedded() ? "+embed" : ""}${lesson ? "+lesson" : ""}`;

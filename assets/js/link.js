@@ -75,7 +75,37 @@ export function readLink(search = location.search) {
   // Does the link ask for settings other than the page built ahead of time shows?
   const defaults = new URLSearchParams(link.defaults);
   state.ownSettings = link.settings.some((k) => query.has(k) && query.getAll(k).pop() !== defaults.get(k));
+  // ... unless the page built that run ahead of time too (a link the page itself offers, or the
+  // link such a page writes: ui/page.py Page.offered): then it is shown at first paint, and
+  // steps with no Python (loadPrebuilt)
+  state.prebuilt = state.ownSettings ? prebuiltFor(linkSettings()) : null;
+  if (state.prebuilt) state.ownSettings = false;
   state.view = out.view || "";
+}
+// The run built ahead of time whose settings are exactly the link's own (the offered link's,
+// or all of that run's), or null. A key given twice counts once, its last value.
+const settingsOf = (q) => JSON.stringify([...new Map([...new URLSearchParams(q)])].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+export function prebuiltFor(own, runs = pageConfig().prebuilt || []) {
+  const wanted = settingsOf(own);
+  return runs.find((run) => settingsOf(run.link) === wanted || settingsOf(run.query) === wanted) || null;
+}
+// That run, fetched (runs/ of the site): its document item, its CSV kept in state.prebuilt; null
+// if it cannot be had (the link's settings then wait for Python, as any other link's).
+export async function loadPrebuilt(get = fetch) {
+  const run = state.prebuilt;
+  if (!run) return null;
+  try {
+    const response = await get(run.file);
+    if (!response.ok) throw new Error(`answered ${response.status}`);
+    const data = await response.json();
+    state.prebuilt = { ...run, csv: data.csv };
+    return data.item;
+  } catch (err) {
+    console.warn(`The run built ahead of time for this link (${run.file}) could not be loaded (${err.message}): its settings wait for Python.`);
+    state.prebuilt = null;
+    state.ownSettings = true;
+    return null;
+  }
 }
 export const linkAsksT = () => linkT !== null;
 // A setting that does not apply under the link's settings (Page.applies_by_link, in the link

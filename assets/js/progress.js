@@ -58,7 +58,7 @@ export function fail(what, todo, detail, retry = null) {
   box.append(h, p);
   if ($("lab-doc") && !state.ownSettings) {
     const still = document.createElement("p");
-    still.textContent = "What still works: the plots of the default settings below, with Step, Back, Play, Reset, " +
+    still.textContent = `What still works: the plots of ${state.prebuilt ? "the link's" : "the default"} settings below, with Step, Back, Play, Reset, ` +
       "the timeline, the keys, the link's t, CSV, PNG and the theme. Changing a setting needs Python.";
     box.append(still);
   }

@@ -200,7 +200,8 @@ function retryStart() {
 // What the worker makes the live page from: the link's query, and the ids of the document on
 // screen if the live page may adopt it (the link asked for no settings of its own).
 export function pageInfo(search = location.search) {
-  const doc = state.prerendered && !state.ownSettings ? player.doc : null;
+  // (a run built ahead of time for the link is not adopted: Python renders its own and swaps it in)
+  const doc = state.prerendered && !state.ownSettings && !state.prebuilt ? player.doc : null;
   return { search, ids: doc ? player.ids(doc) : null, defaults: pageConfig().link.defaults, t: player.t };
 }
 // Called once the page built ahead of time is on screen; before Python has started (an embed

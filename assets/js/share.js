@@ -11,7 +11,7 @@ import { state } from "./state.js";
 
 export async function downloadCsv() {
   const live = state.live ? await csv() : null;  // Python's, once live
-  const text = live !== null ? live : (!state.ownSettings ? pageConfig().prerender.csv : null);
+  const text = live !== null ? live : (state.prebuilt ? state.prebuilt.csv || null : !state.ownSettings ? pageConfig().prerender.csv : null);
   if (text == null) return;
   const blob = new Blob([text], { type: "text/csv" });
   const a = document.createElement("a");

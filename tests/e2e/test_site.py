@@ -292,6 +292,26 @@ def test_a_link_with_its_own_settings_waits_and_keeps_t(context, server):
     assert visit.problems() == []
 
 
+def test_a_link_the_page_offers_steps_at_first_paint_and_python_keeps_its_t(context, server):
+    """The running-sum page's settings link (?preset=worked+example): its run, built ahead of
+    time (runs/), is on screen at first paint with nothing waiting, and steps with Python held
+    back; Python then renders its own page and swaps it in at the same t, one document left."""
+    page = context.new_page()
+    visit = watch(page)
+    held = hold_python(page)
+    page.goto(f"{server.url}running-sum.html?preset=worked+example&t=1")
+    wait_ready(page)
+    assert not page.evaluate("document.body.classList.contains('lab-waiting')")
+    assert page.evaluate("[lab.player.t, lab.player.tMax, lab.state.prebuilt.file]") == [1, 2, "runs/running-sum-1.json"]
+    page.get_by_role("button", name="Step", exact=True).click()
+    page.wait_for_function("lab.player.t === 2")
+    assert "t=2" in page.url and "preset=worked+example" in page.url
+    release_python(page, held)
+    wait_live(page)
+    assert page.evaluate("[lab.player.t, lab.player.tMax, lab.state.adopted, Bokeh.documents.length]") == [2, 2, False, 1]
+    assert visit.problems() == []
+
+
 def test_python_in_the_browser_is_the_pinned_one_and_computes_what_cpython_does(context, server, site):
     # opened by the link hybrid writes of its defaults (with a t): that is the page on screen,
     # adopted (it had been built anew, and the replaced document kept)

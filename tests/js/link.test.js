@@ -2,7 +2,7 @@
 // (ui/urlstate.py), notices bounded and quoted as given, and a bad t named and dropped.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { acceptShell, accepts, readLink, seekFromLink, shown } from "../../assets/js/link.js";
+import { acceptShell, accepts, loadPrebuilt, readLink, seekFromLink, shown } from "../../assets/js/link.js";
 import { state } from "../../assets/js/state.js";
 import { fakeDocument, loadConfig } from "./fixture.js";
 
@@ -64,4 +64,41 @@ test("a t past the run's end is named and dropped from the link", () => {
   assert.equal(state.shell.t, undefined);
   assert.match(elements["lab-notice-text"].textContent, /Ignored t=40: expected a whole number from 0 to 12\./);
   assert.doesNotMatch(location.search, /t=40/);
+});
+
+test("a link the page offers shows its run built ahead of time; any other waits for Python", async () => {
+  const run = { link: "preset=worked+example", query: "preset=worked+example&d=4&tokens=12&feature_map=identity&normalize=1&seed=0&ex=0",
+    file: "runs/running-sum-1.json", t_max: 2 };
+  config.prebuilt = [run];
+  const quiet = console.warn;
+  try {
+    for (const link of ["?preset=worked+example&t=1", "?preset=worked%20example&theme=dark", `?${run.query}`,
+      "?preset=random+tokens&preset=worked+example"]) {  // (a key given twice: its last value)
+      readLink(link);
+      assert.deepEqual([state.ownSettings, state.prebuilt && state.prebuilt.file], [false, run.file], link);
+    }
+    for (const link of ["?preset=worked+example&d=6", "?preset=your+turn"]) {  // not built ahead of time
+      readLink(link);
+      assert.deepEqual([state.ownSettings, state.prebuilt], [true, null], link);
+    }
+    readLink("?t=2");  // the defaults' run, in the page itself
+    assert.deepEqual([state.ownSettings, state.prebuilt], [false, null]);
+    // fetched: the document item, its CSV kept
+    readLink("?preset=worked+example");
+    const asked = [];
+    const item = await loadPrebuilt(async (url) => { asked.push(url); return { ok: true, json: async () => ({ csv: "t,x\n1,2\n", t_max: 2, item: { root_id: "p1" } }) }; });
+    assert.deepEqual([asked, item, state.prebuilt.csv, state.ownSettings], [[run.file], { root_id: "p1" }, "t,x\n1,2\n", false]);
+    // missing: the link's settings wait for Python, as any other link's
+    readLink("?preset=worked+example");
+    const warned = [];
+    console.warn = (text) => warned.push(text);
+    assert.equal(await loadPrebuilt(async () => ({ ok: false, status: 404 })), null);
+    assert.deepEqual([state.ownSettings, state.prebuilt], [true, null]);
+    assert.match(warned[0], /runs\/running-sum-1\.json\) could not be loaded \(answered 404\)/);
+    assert.equal(await loadPrebuilt(), null);  // nothing asked for: nothing fetched
+  } finally {
+    console.warn = quiet;
+    delete config.prebuilt;
+    readLink("");
+  }
 });

@@ -36,6 +36,7 @@ class RunningSumPage(Page):
                    "KV cache against the state", "outputs": "The output, computed both ways",
                    "cost": "Work and memory against T"}
     subject = "state"  # on the first screen (ui/page.py Page.subject)
+    offered = ("preset=worked+example", "preset=your+turn")  # the settings link, the presets
 
     preset = param.Selector(default=RANDOM, objects=[RANDOM, WORKED, YOUR_TURN],
                             label="Token stream", doc="Random Gaussian tokens, the lesson's "
