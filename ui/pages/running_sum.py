@@ -167,8 +167,7 @@ class RunningSumPage(Page):
         def lock(*_events) -> None:  # the worked example and the exercise have their own d, T
             for w in (d, tokens, seed):  # (the sliders: a later `tokens`, the tokens plot's
                 w.visible = self.preset == RANDOM  # column, once hid the plot instead)
-            fixed.visible = self.preset != RANDOM
-            start.visible = self.preset == RANDOM
+            fixed.visible, start.visible = self.preset != RANDOM, self.preset == RANDOM
 
         self.param.watch(lock, "preset")
         tight = {"color": "default", "stylesheets": [TIGHT_BUTTONS_CSS]}
