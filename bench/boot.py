@@ -55,7 +55,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "dist" / "site"
 sys.path.insert(0, str(ROOT))
 
-from bench import (  # noqa: E402, F401 (tests read browser_cpu_s)
+from bench import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
     browser_cpu_s,

@@ -41,14 +41,7 @@ def prerender_run(page_class, query: str) -> dict:
     time is (its settings controls shown waiting for Python, t = 0): its full settings' query,
     document, CSV and last t. Python takes such a page over by rendering its own and swapping
     it in (the ids it makes start elsewhere: ``ui.worker.launch``)."""
-    page, _ = build_ahead(page_class, make=False)
-    notices = apply_query(page, query)
-    if notices:
-        raise ValueError(f"{page_class.slug}: the offered link {query!r} is not one the page takes: {' '.join(notices)}")
-    page.show(0)
-    from ui import panel_private  # noqa: PLC0415
-
-    pydoc = panel_private.make_document(page.layout)
+    page, pydoc = build_ahead(page_class, query)
     return {"link": query, "query": to_query(page), "doc": embed_json(pydoc), "csv": page.csv(),
             "t_max": page.run.t_max}
 

@@ -36,17 +36,19 @@ def document_json(layout, target: str) -> str:
     return embed_json(panel_private.make_document(layout), target)
 
 
-def build_ahead(page_class, make: bool = True):
-    """(page, document): the page with its default settings as the browser first shows it,
-    its ids counted from ``ID_BASE`` (settings controls shown waiting for Python, t = 0).
-    ``make=False``: the page alone (document None), for settings to be applied first."""
+def build_ahead(page_class, query: str = ""):
+    """(page, document): the page with its default settings (or those of ``query``, which it
+    must take whole) as the browser first shows it, its ids counted from ``ID_BASE`` (settings
+    controls shown waiting for Python, t = 0)."""
     from ui import panel_private  # noqa: PLC0415
+    from ui.urlstate import apply_query  # noqa: PLC0415
 
     fresh_ids()
     page = page_class()
     page.controls_ready = False
-    if not make:
-        return page, None
+    notices = apply_query(page, query) if query else []
+    if notices:
+        raise ValueError(f"{page_class.slug}: the link {query!r} is not one the page takes: {' '.join(notices)}")
     page.show(0)
     return page, panel_private.make_document(page.layout)
 

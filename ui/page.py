@@ -91,7 +91,7 @@ class Page(param.Parameterized):
     subject: ClassVar[str] = ""
     # Settings the site itself links to (a page's settings link, its presets), as queries: their
     # runs are built ahead of time too (ui.app.prerender), so such a link shows its own run at
-    # first paint, stepping with no Python (the shell: assets/js/link.js prebuiltRun).
+    # first paint, stepping with no Python (the shell: assets/js/link.js loadPrebuilt).
     offered: ClassVar[tuple[str, ...]] = ()
 
     notice = param.String("", precedence=-1, doc="A message for the user (plain text)")
