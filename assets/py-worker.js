@@ -2,7 +2,6 @@
 // here; the page keeps BokehJS, the player and the shell, and never waits for Python.
 // The messages both ways are named once, in Python (ui/contract.py: WORKER_MESSAGES), and
 // arrive here in the start message; the Python side of the link is ui/worker.py.
-//
 // Start-up: the page sends "start" (what to load, the message names); the downloads (and the
 // wasm's compile) start at once, saying how far they are with "progress". Python runs the page's
 // entry script (which posts "render") once the page built ahead of time is on screen ("page":
@@ -12,10 +11,9 @@
 
 let names = null;  // the message names: WORKER_MESSAGES
 let py = null;  // ui.worker, once the page is live
-let pageInfo = null, gotPage = null;
+let pageInfo = null, gotPage = null, madeFrom = null;  // the page's latest description; the one Python made its page from
 const pagePromise = new Promise((resolve) => { gotPage = resolve; });
-const early = [];  // messages that came before Python was ready for them
-const fetchedEarly = new Map();  // url -> the response of a download started early (downloadEarly)
+const early = [], fetchedEarly = new Map();  // messages before Python was ready; url -> a download started early
 function post(type, fields = {}) { self.postMessage({ type, ...fields }); }
 // When each step of the start was reached (ms since the epoch, for the page's clock): sent with
 // the "start" progress, read by bench/boot.py --breakdown.
@@ -78,10 +76,9 @@ self.fetch = (input, init) => {
 };
 
 let hasFailed = false;
-function failed(kind, detail) {
-  if (hasFailed) return;  // the first failure is the one said
+function failed(kind, detail) {  // the first failure is the one said
+  if (!hasFailed) post(names.failed, { kind, file: counted.failed, detail: String(detail || "").slice(-3000) });
   hasFailed = true;
-  post(names.failed, { kind, file: counted.failed, detail: String(detail || "").slice(-3000) });
 }
 
 // ---- start -----------------------------------------------------------------------------------
@@ -120,14 +117,15 @@ async function start(config) {
     post(names.progress, { stage: "start", core: counted.core, wheels: counted.wheels, wheelFiles: counted.wheelFiles,
       snapshot: Boolean(config.snapshot), marks });
     const entered = performance.now();
-    pyodide.registerJsModule("lab_host", { start: pageInfo, post: (message) => self.postMessage(message),
-      since: () => performance.now() - entered });
+    pyodide.registerJsModule("lab_host", { get start() { madeFrom = pageInfo; return pageInfo; },  // read as Python makes the page
+      post: (message) => self.postMessage(message), since: () => performance.now() - entered });
     await pyodide.runPythonAsync(config.code + "\nimport ui.app\nawait ui.app.READY\n");
     py = pyodide.pyimport("ui.worker");
   } catch (err) {
     const text = String(err && err.message || err);
     return failed(/Failed to fetch|NetworkError|Load failed|404/.test(text) || counted.failed ? "download" : "start", text);
   }
+  remake();
   for (const message of early.splice(0)) handle(message);
   // the files the restore did not need (the standard library, the packages' later files), now
   const warn = (err) => post(names.log, { level: "warn", text: String(err && err.message || err) });
@@ -166,10 +164,8 @@ function downloadEarly(config) {
 }
 function instantiateEarly(wasm) {
   return (own) => (imports, done) => {
-    wasm.module.then((m) => m && WebAssembly.instantiate(m, imports).then((instance) => {
-      done(instance, m);
-      return true;
-    })).catch(() => false).then((ok) => { if (!ok) own(imports, done); });
+    wasm.module.then((m) => m && WebAssembly.instantiate(m, imports).then((instance) => { done(instance, m); return true; }))
+      .catch(() => false).then((ok) => { if (!ok) own(imports, done); });
     return {};
   };
 }
@@ -220,13 +216,16 @@ async function startNormally(config) {
 }
 
 // ---- the page's messages ---------------------------------------------------------------------
+// (Python failing outside a page callback is logged; ui.worker said idle already, its finally.
+// "relaunch": the page described itself anew since Python made its page, a choice made
+// meanwhile, js/ahead.js: its page is made again.)
+const remake = () => pageInfo === madeFrom || handle({ type: "relaunch" });
 function handle(message) {
+  const log = (err) => post(names.log, { level: "error", text: String(err && err.message || err) });
   if (message.type === names.patch) {
-    try {
-      py.receive(message.patch);
-    } catch (err) {  // Python failing outside a page callback; ui.worker said idle already (its finally)
-      post(names.log, { level: "error", text: String(err && err.message || err) });
-    }
+    try { py.receive(message.patch); } catch (err) { log(err); }
+  } else if (message.type === "relaunch") {
+    try { py.relaunch(); } catch (err) { log(err); }
   } else if (message.type === names.call) {
     let value = null, error = null;
     try { value = py.call(message.name, message.argument || ""); } catch (err) { error = String(err && err.message || err); }
@@ -242,6 +241,7 @@ self.onmessage = (event) => {
   } else if (message.type === names.page) {
     pageInfo = message.page;
     gotPage();
+    if (py !== null) remake();
   } else if (py === null) {
     early.push(message);
   } else {

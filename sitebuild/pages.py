@@ -82,8 +82,10 @@ def render_pages(out: Path, packages: list[str], sizes: dict[str, int], build_id
                   "worker": {**worker_contract(for_page(snapshot, page.slug)),  # Python's environment, its heap
                              "packed": packed},
                   "prerender": {k: ahead[k] for k in ("csv", "t_max")},
-                  # the runs of the links the page itself offers, built ahead of time too (runs/)
-                  "prebuilt": write_runs(out, page.slug, ahead.get("runs", []))}
+                  # the runs of the links the page itself offers, built ahead of time too (runs/),
+                  # and which of them each choice of a setting answered ahead of time is (ui/ahead.py)
+                  "prebuilt": write_runs(out, page.slug, ahead.get("runs", [])),
+                  "choices": ahead.get("choices", [])}
         body = shell
         for key, value in {
             "TITLE": html.escape(page.title),
@@ -118,17 +120,17 @@ RUNS = "runs"  # the folder of the runs built ahead of time for links the pages 
 
 
 def write_runs(out: Path, slug: str, runs: list[dict]) -> list[dict]:
-    """Each run of a link the page offers (ui.app.prerender_run) as out/runs/<slug>-<n>.json:
-    its CSV, last t and document, fetched by the shell only for such a link (assets/js/link.js).
-    Returns what the page's config says of them: the offered link's own settings, the run's
-    full settings, its file and last t."""
+    """Each run of a link the page offers (ui.ahead.ahead_runs) as out/runs/<slug>-<n>.json: its
+    CSV, last t, and the patches of the default page to it and back, fetched by the shell only
+    for such a link or choice (assets/js/link.js loadRun). Returns what the page's config says
+    of them: the offered link's own settings, the run's full settings, its file and last t."""
     listed = []
     for n, run in enumerate(runs, 1):
         name = f"{RUNS}/{slug}-{n}.json"
         (out / RUNS).mkdir(exist_ok=True)
-        # (the document is JSON text already: written as it is, not parsed and written again)
+        # (the patches are JSON text already: written as they are, not parsed and written again)
         (out / name).write_text(f'{{"csv": {json.dumps(run["csv"])}, "t_max": {int(run["t_max"])}, '
-                                f'"item": {run["doc"]}}}')
+                                f'"patch": {run["patch"]}, "back": {run["back"]}}}')
         listed.append({"link": run["link"], "query": run["query"], "file": name, "t_max": run["t_max"]})
     if listed:
         log(f"{slug}: {len(listed)} run(s) of its own links built ahead of time "

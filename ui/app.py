@@ -15,16 +15,19 @@ from __future__ import annotations
 
 import asyncio
 
+from ui.ahead import ahead_runs, choices
 from ui.contract import contract
 from ui.document import IN_BROWSER, build_ahead, embed_json, ids_digest
-from ui.urlstate import apply_query, link_contract, to_query
+from ui.urlstate import apply_query, link_contract
 
 READY: asyncio.Future | None = None  # resolved once the page is live in the browser
 
 
 def prerender(page_class) -> dict:
     """The page with its default settings, as build.py embeds it: the document (settings
-    controls shown waiting for Python), the settings' query, the CSV and what t can reach.
+    controls shown waiting for Python), the settings' query, the CSV and what t can reach; the
+    runs of the links it offers itself, as patches of that document (``ui.ahead``), and which
+    run each choice of a setting answered ahead of time is.
 
     The ids and Panel's names count from the same base in any process
     (``ui.document.fresh_ids``), and no model the page shows is made on import, so the same page
@@ -33,17 +36,9 @@ def prerender(page_class) -> dict:
     page, pydoc = build_ahead(page_class)
     ahead = {"doc": embed_json(pydoc), "ids": ids_digest(pydoc), "link": link_contract(page),
              "contract": contract(), "csv": page.csv(), "t_max": page.run.t_max}
-    return {**ahead, "runs": [prerender_run(page_class, query) for query in page_class.offered]}
-
-
-def prerender_run(page_class, query: str) -> dict:
-    """The run of a link the site itself offers (``Page.offered``), as the page built ahead of
-    time is (its settings controls shown waiting for Python, t = 0): its full settings' query,
-    document, CSV and last t. Python takes such a page over by rendering its own and swapping
-    it in (the ids it makes start elsewhere: ``ui.worker.launch``)."""
-    page, pydoc = build_ahead(page_class, query)
-    return {"link": query, "query": to_query(page), "doc": embed_json(pydoc), "csv": page.csv(),
-            "t_max": page.run.t_max}
+    runs = ahead_runs(page_class, page, pydoc)
+    listed = [{k: v for k, v in run.items() if k != "values"} for run in runs]  # (values: for choices)
+    return {**ahead, "runs": listed, "choices": choices(page, runs)}
 
 
 def launch(page_class) -> None:

@@ -36,6 +36,8 @@ ROLES: dict[str, tuple[str, str]] = {
     "caption": ("lab-caption", "the Div whose text is read out with t once stepping stops"),
     "settings_link": ("lab-settings-link", "an <a> whose href holds the page's own settings: "
                       "applied in place once Python is live, else opened as a link"),
+    "ahead": ("lab-ahead", "a setting each of whose choices the build made ahead of time "
+              "(ui.ahead): it responds before Python, by a patch of the document on screen"),
 }
 # mark -> (class, the part it names). Marks are no roles: neither the shell nor lab.css looks for
 # them; they name a part of the page for whoever reads its HTML (and tests/ui/test_roles.py).

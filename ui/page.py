@@ -18,13 +18,14 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
+from urllib.parse import parse_qsl
 
 import numpy as np
 import panel as pn
 import param
 from bokeh.models import ColumnDataSource, Div
 
-from ui.contract import VIEW_PREFIX, mark
+from ui.contract import VIEW_PREFIX, mark, role
 from ui.csvfile import to_csv
 from ui.exercises import ExerciseBox
 from ui.fmt import plain as text
@@ -90,8 +91,10 @@ class Page(param.Parameterized):
     # a 390 x 844 phone (tests/ui/test_first_screen.py, tests/e2e/test_site.py, test_screens.py).
     subject: ClassVar[str] = ""
     # Settings the site itself links to (a page's settings link, its presets), as queries: their
-    # runs are built ahead of time too (ui.app.prerender), so such a link shows its own run at
-    # first paint, stepping with no Python (the shell: assets/js/link.js loadPrebuilt).
+    # runs are built ahead of time too, as patches of the default page (ui.ahead), so such a
+    # link shows its own run at first paint, stepping with no Python (assets/js/link.js
+    # loadPrebuilt); a setting each of whose choices is one of them responds before Python too
+    # (ahead_settings; assets/js/ahead.js).
     offered: ClassVar[tuple[str, ...]] = ()
 
     notice = param.String("", precedence=-1, doc="A message for the user (plain text)")
@@ -113,6 +116,7 @@ class Page(param.Parameterized):
         self.alt: dict[str, str] = {}  # figure id -> its text alternative at t
         self.controls_ready = True  # False in the page built ahead of time (no Python yet)
         self.widgets: list = []
+        self._widget_of: dict[str, Any] = {}  # setting -> its widget
         self.info = Div(text="", visible=False, css_classes=["lab-info"],
                         sizing_mode="stretch_width")
         self.views = self.make_views()
@@ -183,7 +187,21 @@ class Page(param.Parameterized):
         w = (kind.from_param(self.param[name], **kwargs) if kind is not None
              else pn.panel(self.param[name], **kwargs))
         self.widgets.append(style_widget(w))
+        self._widget_of[name] = w
         return w
+
+    def widget_of(self, name: str):
+        """The widget registered for setting ``name`` (``widget``)."""
+        return self._widget_of[name]
+
+    @classmethod
+    def ahead_settings(cls) -> list[str]:
+        """The settings an offered link sets alone (running-sum's preset): their widgets respond
+        before Python, each choice a run built ahead of time (the build checks that every choice
+        is the default or such a run: ui.ahead.choices)."""
+        keys = {key: name for name, key in ((n, cls.link_keys.get(n, n)) for n in cls.settings())}
+        sole = [list(dict.fromkeys(k for k, _ in parse_qsl(q))) for q in cls.offered]
+        return list(dict.fromkeys(keys[k[0]] for k in sole if len(k) == 1 and k[0] in keys))
 
     def _changed(self, *events) -> None:
         if self._reverting or self._quiet:
@@ -326,7 +344,11 @@ class Page(param.Parameterized):
             parts = [pn.pane.Bokeh(self.info), body]
             if self.exercise_box is not None:  # "Your turn" ends the page
                 parts.append(self.exercise_box.panel(self.controls_ready))
+            ahead = {id(self._widget_of[n]) for n in self.ahead_settings() if n in self._widget_of}
             for w in self.widgets:
+                if id(w) in ahead:  # answered ahead of time: responds before Python (ui.ahead)
+                    w.css_classes = [*w.css_classes, role("ahead")]
+                    continue
                 w.disabled = w.disabled or not self.controls_ready  # the page's own stays
             self._layout = pn.Column(*parts, sizing_mode="stretch_width", css_classes=[mark("page")])
         return self._layout

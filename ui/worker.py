@@ -176,10 +176,28 @@ async def launch(page_class, host) -> None:
     """Make the page from the link, link it to the document on the main thread, go live.
 
     ``host`` is the worker's JavaScript (assets/py-worker.js): ``host.start`` what the page
-    sent (the link's query, the ids of the document on screen if Python may adopt it, the
-    settings it was built with, its t), ``host.post(message)``, ``host.since()`` (ms since the
-    entry script started).
+    sent last (the link's query, the ids of the document on screen if Python may adopt it, the
+    settings it was built with, its t, the description's version), ``host.post(message)``,
+    ``host.since()`` (ms since the entry script started).
     """
+    global _launched
+    _launched = (page_class, host)
+    make_live(page_class, host)
+
+
+_launched: tuple | None = None  # (page_class, host) of launch
+
+
+def relaunch() -> None:
+    """The page on screen changed before it took this one (a choice answered ahead of time,
+    assets/js/ahead.js): the live page made again from what the page says now. The page drops
+    the "render" of the older description (its version)."""
+    make_live(*_launched)
+
+
+def make_live(page_class, host) -> None:
+    """``launch``'s work: the page made (or the one premade in the snapshot taken), linked,
+    and "render" posted."""
     global PAGE, _link
     import panel as pn  # noqa: PLC0415
 
@@ -218,15 +236,16 @@ async def launch(page_class, host) -> None:
 
     premade = PREMADE.pop(page_class.slug, None) if on_screen else None
     PREMADE.clear()  # any other page's (each page's heap holds only its own)
-    if premade is not None:  # built ahead of time in this very heap: the link's settings on it
-        page, pydoc = premade
+    if premade is not None:  # built ahead of time in this very heap: the link's settings on it,
+        page, pydoc = premade  # as a change (what the build's patches of a run are: ui.ahead)
         notices = apply_query(page, start["search"])
-        if to_query(page) != start["defaults"]:  # the link's own settings: made anew below
-            premade = None
-    if premade is None:
+    else:
         page, notices = make_page(ID_BASE if on_screen else 3 * ID_BASE)
     lap("page object" if premade is None else "premade")
-    adopt = bool(on_screen) and to_query(page) == start["defaults"]
+    # The page on screen is one this page is, model for model, when it sent its ids: the
+    # default page, or a run built ahead of time (the build checks each against the page made
+    # with its link: ui.ahead); a link with settings of its own sends none
+    adopt = bool(on_screen)
     if adopt:
         page.controls_ready = False  # as built ahead of time; ready once linked
         page.show(int(start.get("t", 0)))
@@ -264,7 +283,7 @@ async def launch(page_class, host) -> None:
         with link.collect() as ready:
             page.ready_controls()
     lap("ready")
-    post("render", adopted=adopt, doc=doc_json, query=to_query(page), timings=took,
+    post("render", adopted=adopt, doc=doc_json, query=to_query(page), timings=took, version=start.get("version"),
          notice=" ".join([*notices, page.notice]).strip(), ready=ready[0] if ready else None)
 
 

@@ -2,7 +2,7 @@
 // stepping before Python. The document is themed, styled for this view and set to the link's
 // t before BokehJS builds a view of it: each change made after rendering cost another layout
 // and paint of the figures.
-import { allModels, decodeDocument, deferLayout, hold, isFigure, quietAfterRender, viewOf, viewsIndexed } from "./bokeh-internals.js";
+import { allModels, applyPatch, decodeDocument, deferLayout, hold, isFigure, quietAfterRender, viewOf, viewsIndexed } from "./bokeh-internals.js";
 import { $, embedded, hasClass, hasRole, presenting, twoFrames, viewClass } from "./config.js";
 import { watchFigures, nearView, holdUnseen } from "./culling.js";
 import { fontsLoaded } from "./fonts.js";
@@ -16,13 +16,15 @@ import { state, timings } from "./state.js";
 import { styleDoc } from "./theme.js";
 import { enableTransport } from "./transport.js";
 import { afterRender } from "./takeover.js";
+import { watchAhead } from "./ahead.js";
 
 export async function showPrerendered() {
   if (!window.Bokeh) return;
   timings.scripts = performance.now();  // BokehJS and Panel have run
-  // the link's own run, where the build made it too; else the default run, in the page
-  const item = (await loadPrebuilt()) || JSON.parse($("lab-doc").textContent);
+  // the default run, in the page; the link's own run where the build made it too: a patch of it
+  const [own, item] = await Promise.all([loadPrebuilt(), JSON.parse($("lab-doc").textContent)]);
   const { doc: jsdoc, render } = await decodeDocument(item, $(item.target_id));
+  if (own) applyPatch(jsdoc, own.patch, new Map());
   timings.decoded = performance.now();
   await fontsLoaded();  // figures measure their text as they are built: in the shipped font
   timings.fonts = performance.now();
@@ -51,6 +53,7 @@ export async function showPrerendered() {
   if (state.ownSettings) document.body.classList.add("lab-waiting");
   else enableTransport(true);
   watchFigures(jsdoc);
+  watchAhead(jsdoc);
   // The plots are on screen once the frame after them has been painted; then those who listen
   // for new frames hear of the first ones (player.attach: the texts fitted to this layout).
   requestAnimationFrame(() => requestAnimationFrame(() => {

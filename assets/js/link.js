@@ -89,23 +89,43 @@ export function prebuiltFor(own, runs = pageConfig().prebuilt || []) {
   const wanted = settingsOf(own);
   return runs.find((run) => settingsOf(run.link) === wanted || settingsOf(run.query) === wanted) || null;
 }
-// That run, fetched (runs/ of the site): its document item, its CSV kept in state.prebuilt; null
-// if it cannot be had (the link's settings then wait for Python, as any other link's).
+// A run built ahead of time, fetched once (runs/ of the site): {csv, t_max, patch: the default
+// document to it, back: it to the default document} (ui/ahead.py). Rejects if it cannot be had.
+const fetched = new Map();
+export function loadRun(run, get = fetch) {
+  if (!fetched.has(run.file)) {
+    fetched.set(run.file, get(run.file).then((response) => {
+      if (!response.ok) throw new Error(`answered ${response.status}`);
+      return response.json();
+    }).catch((err) => { fetched.delete(run.file); throw err; }));
+  }
+  return fetched.get(run.file);
+}
+// The link's run, for the first paint: its CSV kept in state.prebuilt; null if it cannot be had
+// (the link's settings then wait for Python, as any other link's).
 export async function loadPrebuilt(get = fetch) {
   const run = state.prebuilt;
   if (!run) return null;
   try {
-    const response = await get(run.file);
-    if (!response.ok) throw new Error(`answered ${response.status}`);
-    const data = await response.json();
+    const data = await loadRun(run, get);
     state.prebuilt = { ...run, csv: data.csv };
-    return data.item;
+    return data;
   } catch (err) {
     console.warn(`The run built ahead of time for this link (${run.file}) could not be loaded (${err.message}): its settings wait for Python.`);
     state.prebuilt = null;
     state.ownSettings = true;
     return null;
   }
+}
+// A run built ahead of time is on screen now (a choice answered ahead of time, ahead.js): it
+// (null: the default run), its CSV; the link's settings are its own, and its t is no longer asked.
+export function choosePrebuilt(run, csv) {
+  state.prebuilt = run ? { ...run, csv } : null;
+  for (const k of [...query.keys()]) if (!isShellKey(k)) query.delete(k);
+  if (run) for (const [k, v] of new URLSearchParams(run.link)) query.set(k, v);
+  linkT = null;
+  const { t: _asked, ...rest } = state.shell;
+  state.shell = rest;
 }
 export const linkAsksT = () => linkT !== null;
 // A setting that does not apply under the link's settings (Page.applies_by_link, in the link

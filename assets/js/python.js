@@ -12,9 +12,9 @@
 //   csv(), query(), applySettings(q), run(code)   promises of Python's answer (null before live)
 // A change made while the worker computes waits, and only the latest value of each setting is
 // kept: the next run starts from what the user set last, never from a queue of stale ones.
-import { applyPatch, createPatch, deferLayout } from "./bokeh-internals.js";
+import { applyPatch, createPatch, deferLayout, letGo } from "./bokeh-internals.js";
 import { showComputing, hideComputing } from "./computing.js";
-import { contract, pageConfig } from "./config.js";
+import { $, contract, pageConfig } from "./config.js";
 import { showOnPlots } from "./hint.js";
 import { notice, writeUrl } from "./link.js";
 import { player } from "./player.js";
@@ -89,8 +89,13 @@ function patched(message) {
   if (message.refresh) player.refresh();
   if (message.seek !== undefined && message.seek !== null) showOnPlots(message.seek);  // hint.js
 }
+// A render made from an older description of the page (a choice answered ahead of time made
+// since, ahead.js) is dropped: the worker makes the page again from the latest.
+const stale = (message) => message.version !== described;
 async function rendered(message) {
+  if (stale(message)) return;
   const jsdoc = message.adopted ? player.doc : await renderLive(message.doc);
+  if (stale(message)) { if (!message.adopted) letGo($("lab-app-live"), jsdoc); return; }
   live = jsdoc;
   if (message.ready) patched(message.ready);  // the adopted page's controls, enabled
   timings.python = message.timings;  // ms per step of making the live page, in the worker
@@ -199,15 +204,18 @@ function retryStart() {
 
 // What the worker makes the live page from: the link's query, and the ids of the document on
 // screen if the live page may adopt it (the link asked for no settings of its own).
+// (the default run, or one built ahead of time: Python makes the same page, model for model)
 export function pageInfo(search = location.search) {
-  // (a run built ahead of time for the link is not adopted: Python renders its own and swaps it in)
-  const doc = state.prerendered && !state.ownSettings && !state.prebuilt ? player.doc : null;
+  const doc = state.prerendered && !state.ownSettings ? player.doc : null;
   return { search, ids: doc ? player.ids(doc) : null, defaults: pageConfig().link.defaults, t: player.t };
 }
 // Called once the page built ahead of time is on screen; before Python has started (an embed
-// waiting to be wanted), start() sends it, with the t stepped to meanwhile.
+// waiting to be wanted), start() sends it, with the t stepped to meanwhile. Again after a
+// choice answered ahead of time changed the page on screen (ahead.js: describeAgain).
+let described = 0;  // the descriptions sent: "render" names the one it was made from
 export function describePage() {
   pageWanted = true;
   if (!worker) return;
-  post(names().page, { page: pageInfo() });
+  post(names().page, { page: { ...pageInfo(), version: ++described } });
 }
+export function describeAgain() { if (pageWanted) describePage(); }

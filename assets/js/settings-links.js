@@ -1,7 +1,9 @@
 // The worked example one click from the first screen: a page's link to its own settings (an
 // <a> with the settings_link role, href="?preset=..."). With Python running it applies them in
-// place; before, it opens the page with them. (Apart from link.js, which python.js imports:
-// this one imports python.js.)
+// place; before, it shows them in place where the build made their run (ahead.js), and opens
+// the page with them otherwise. (Apart from link.js, which python.js imports: this one imports
+// python.js.)
+import { choose, runOfLink } from "./ahead.js";
 import { roles } from "./config.js";
 import { isShellKey, notice } from "./link.js";
 import { player } from "./player.js";
@@ -20,6 +22,11 @@ export function watchSettingsLinks() {
         if (notes) notice(String(notes));
         player.reset();
       }).catch((err) => notice(`Those settings could not be applied (${err.message}).`));
+      return;
+    }
+    const run = runOfLink(wanted.toString());
+    if (run !== undefined && state.prerendered && !state.ownSettings) {  // built ahead of time: in place
+      choose(run);
       return;
     }
     const url = new URL(location.href);

@@ -59,7 +59,8 @@ export const state = {
 // moment, read by bench/boot.py and the tests: start, scripts, decoded, fonts, font, built,
 // firstPlot, joined, pyodide, packages, live, fit; snapshot (Python was restored from it),
 // worker (when the worker reached each step of its start, on this page's clock), python (ms per
-// step of making the live page in the worker).
+// step of making the live page in the worker); choice (ms of the last choice answered ahead of
+// time, ahead.js: its files loaded, its patches in, its frames shown).
 export const timings = {};
 
 // A read-only view of state (window.lab.state): assigning to it throws; wide is shown as a

@@ -294,8 +294,9 @@ def test_a_link_with_its_own_settings_waits_and_keeps_t(context, server):
 
 def test_a_link_the_page_offers_steps_at_first_paint_and_python_keeps_its_t(context, server):
     """The running-sum page's settings link (?preset=worked+example): its run, built ahead of
-    time (runs/), is on screen at first paint with nothing waiting, and steps with Python held
-    back; Python then renders its own page and swaps it in at the same t, one document left."""
+    time (runs/: a patch of the default page), is on screen at first paint with nothing waiting,
+    and steps with Python held back; Python then takes that very page over at the same t (the
+    page made with the link is the default page patched so, model for model: ui/ahead.py)."""
     page = context.new_page()
     visit = watch(page)
     held = hold_python(page)
@@ -308,7 +309,7 @@ def test_a_link_the_page_offers_steps_at_first_paint_and_python_keeps_its_t(cont
     assert "t=2" in page.url and "preset=worked+example" in page.url
     release_python(page, held)
     wait_live(page)
-    assert page.evaluate("[lab.player.t, lab.player.tMax, lab.state.adopted, Bokeh.documents.length]") == [2, 2, False, 1]
+    assert page.evaluate("[lab.player.t, lab.player.tMax, lab.state.adopted, Bokeh.documents.length]") == [2, 2, True, 1]
     assert visit.problems() == []
 
 

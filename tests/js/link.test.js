@@ -2,7 +2,7 @@
 // (ui/urlstate.py), notices bounded and quoted as given, and a bad t named and dropped.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { acceptShell, accepts, loadPrebuilt, readLink, seekFromLink, shown } from "../../assets/js/link.js";
+import { acceptShell, accepts, choosePrebuilt, loadPrebuilt, loadRun, readLink, seekFromLink, shown, writeUrl } from "../../assets/js/link.js";
 import { state } from "../../assets/js/state.js";
 import { fakeDocument, loadConfig } from "./fixture.js";
 
@@ -69,6 +69,7 @@ test("a t past the run's end is named and dropped from the link", () => {
 test("a link the page offers shows its run built ahead of time; any other waits for Python", async () => {
   const run = { link: "preset=worked+example", query: "preset=worked+example&d=4&tokens=12&feature_map=identity&normalize=1&seed=0&ex=0",
     file: "runs/running-sum-1.json", t_max: 2 };
+  const listed = config.prebuilt;
   config.prebuilt = [run];
   const quiet = console.warn;
   try {
@@ -83,22 +84,42 @@ test("a link the page offers shows its run built ahead of time; any other waits 
     }
     readLink("?t=2");  // the defaults' run, in the page itself
     assert.deepEqual([state.ownSettings, state.prebuilt], [false, null]);
-    // fetched: the document item, its CSV kept
+    // fetched once: the patches of the default document, its CSV kept
     readLink("?preset=worked+example");
-    const asked = [];
-    const item = await loadPrebuilt(async (url) => { asked.push(url); return { ok: true, json: async () => ({ csv: "t,x\n1,2\n", t_max: 2, item: { root_id: "p1" } }) }; });
-    assert.deepEqual([asked, item, state.prebuilt.csv, state.ownSettings], [[run.file], { root_id: "p1" }, "t,x\n1,2\n", false]);
+    const asked = [], file = { csv: "t,x\n1,2\n", t_max: 2, patch: { events: [1] }, back: { events: [2] } };
+    const get = async (url) => { asked.push(url); return { ok: true, json: async () => file }; };
+    const data = await loadPrebuilt(get);
+    assert.deepEqual([asked, data, state.prebuilt.csv, state.ownSettings], [[run.file], file, "t,x\n1,2\n", false]);
+    assert.equal(await loadRun(run, get), file);
+    assert.equal(asked.length, 1);
     // missing: the link's settings wait for Python, as any other link's
+    const missing = { ...run, file: "runs/running-sum-9.json" };
+    config.prebuilt = [missing];
     readLink("?preset=worked+example");
     const warned = [];
     console.warn = (text) => warned.push(text);
     assert.equal(await loadPrebuilt(async () => ({ ok: false, status: 404 })), null);
     assert.deepEqual([state.ownSettings, state.prebuilt], [true, null]);
-    assert.match(warned[0], /runs\/running-sum-1\.json\) could not be loaded \(answered 404\)/);
+    assert.match(warned[0], /runs\/running-sum-9\.json\) could not be loaded \(answered 404\)/);
     assert.equal(await loadPrebuilt(), null);  // nothing asked for: nothing fetched
   } finally {
     console.warn = quiet;
-    delete config.prebuilt;
+    config.prebuilt = listed;
     readLink("");
   }
+});
+
+test("a run chosen in place becomes the link's settings, and the default run none", () => {
+  const [worked, yours] = config.prebuilt;
+  readLink("?preset=worked+example&t=1&theme=dark");
+  choosePrebuilt(yours, "t,x\n0,1\n");
+  assert.deepEqual([state.prebuilt.file, state.prebuilt.csv, state.shell.t, state.shell.theme], [yours.file, "t,x\n0,1\n", undefined, "dark"]);
+  writeUrl();
+  assert.match(location.search, /^\?preset=your\+turn&t=0&theme=dark$/);
+  choosePrebuilt(null);
+  writeUrl();
+  assert.equal(state.prebuilt, null);
+  assert.equal(location.search, "?t=0&theme=dark");
+  assert.ok(worked);
+  readLink("");
 });

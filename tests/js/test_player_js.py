@@ -25,17 +25,32 @@ NAMES = [(f.name, name) for f in FILES
 
 def page_config() -> dict:
     """The parts of lab-config the modules read, as build.py writes them for running-sum."""
+    from ui.ahead import choices  # noqa: PLC0415
     from ui.contract import contract  # noqa: PLC0415
     from ui.document import fresh_ids  # noqa: PLC0415
     from ui.pages import PAGES, page_class  # noqa: PLC0415
-    from ui.urlstate import link_contract  # noqa: PLC0415
+    from ui.urlstate import (  # noqa: PLC0415
+        apply_query,
+        link_contract,  # noqa: PLC0415
+        to_query,
+    )
 
     fresh_ids()
-    page = page_class(PAGES[0])()
+    cls = page_class(PAGES[0])
+    page = cls()
+    page.layout  # noqa: B018  (its widgets, which choices reads)
+    runs = []  # the offered links' runs, as ui.ahead.ahead_runs lists them (without the patches)
+    for n, link in enumerate(cls.offered, 1):
+        made = cls()
+        apply_query(made, link)
+        runs.append({"link": link, "query": to_query(made), "file": f"runs/{PAGES[0].slug}-{n}.json",
+                     "t_max": made.run.t_max, "values": {s: getattr(made, s) for s in cls.ahead_settings()}})
     return {"page": PAGES[0].slug, "title": PAGES[0].title, "build": "test0build",
             "sizes": {"core": 10_000_000, "wheels": 20_000_000, "count": 10},
             "link": link_contract(page), "contract": contract(),
-            "prerender": {"t_max": page.run.t_max, "csv": page.csv()}}
+            "prerender": {"t_max": page.run.t_max, "csv": page.csv()},
+            "prebuilt": [{k: v for k, v in r.items() if k != "values"} for r in runs],
+            "choices": choices(page, runs)}
 
 
 @pytest.fixture(scope="module")

@@ -85,12 +85,15 @@ def test_the_loader_is_told_what_it_downloads(tmp_path, monkeypatch):
 
 def test_the_runs_of_a_pages_own_links_are_written_beside_it(tmp_path):
     """sitebuild.pages.write_runs: each run as runs/<slug>-<n>.json (its CSV, last t and the
-    document as rendered), and what the page's config says of each; none, no folder."""
+    patches of the default document to it and back, as made), and what the page's config says
+    of each; none, no folder."""
     runs = [{"link": "preset=worked+example", "query": "preset=worked+example&d=4", "csv": "t,x\n0,1\n",
-             "t_max": 2, "doc": '{"target_id": "lab-app", "doc": {"roots": ["</script>"]}}'}]
+             "t_max": 2, "patch": '{"events":[{"kind":"ModelChanged","attr":"text","new":"</script>"}]}',
+             "back": '{"events":[]}'}]
     listed = pages.write_runs(tmp_path, "running-sum", runs)
     assert listed == [{"link": "preset=worked+example", "query": "preset=worked+example&d=4",
                        "file": "runs/running-sum-1.json", "t_max": 2}]
     written = json.loads((tmp_path / "runs" / "running-sum-1.json").read_text())
-    assert written == {"csv": "t,x\n0,1\n", "t_max": 2, "item": json.loads(runs[0]["doc"])}
+    assert written == {"csv": "t,x\n0,1\n", "t_max": 2, "patch": json.loads(runs[0]["patch"]),
+                       "back": {"events": []}}
     assert pages.write_runs(tmp_path / "other", "gates", []) == [] and not (tmp_path / "other").exists()

@@ -1,0 +1,127 @@
+// Settings answered ahead of time (ui/ahead.py: running-sum's preset, the role "ahead"): each of
+// their choices is the default run or a run the build made as a patch of the default document.
+// Chosen before Python is live, the run goes into the document on screen in one task, as a
+// change from Python's would (the player lets go of the old run, the patch goes in, the new
+// frames are shown at t = 0): the page responds within a frame or two, steps, and gives that
+// run's CSV; the link says it (?preset=...); and Python, whether it has started or not, is told
+// what is on screen now (python.js describeAgain) and makes that page. A run's file (runs/) is
+// fetched once, as the pointer or focus comes to the settings, or at the choice.
+// The page's own link to its settings (settings-links.js) comes here too before Python.
+import { allModels, applyPatch, deferLayout } from "./bokeh-internals.js";
+import { hasClass, pageConfig, roles } from "./config.js";
+import { choosePrebuilt, loadRun, notice, prebuiltFor, writeUrl } from "./link.js";
+import { player } from "./player.js";
+import { applySettings, describeAgain } from "./python.js";
+import { state, timings } from "./state.js";
+
+const runs = () => pageConfig().prebuilt || [];
+const words = (list) => JSON.stringify([...list].map(String).sort());
+
+// The choice a widget shows, in its own words: a button group's active label, a select's value.
+export const choiceOf = (m) => (Array.isArray(m.labels) ? m.labels[m.active] : m.value);
+// The setting answered ahead of time that a widget is (the one whose choices are its own), or null.
+export function entryOf(m, choices = pageConfig().choices || []) {
+  const own = words(Array.isArray(m.labels) ? m.labels : m.options || []);
+  return choices.find((c) => words(Object.keys(c.labels)) === own) || null;
+}
+// The run a choice is: one of `list`, null for the default run, undefined if none was made.
+export function runFor(entry, choice, list = runs()) {
+  if (!entry || !Object.prototype.hasOwnProperty.call(entry.labels, choice)) return undefined;
+  const i = entry.labels[choice];
+  return i < 0 ? null : list[i];
+}
+// The run a link's own settings ask for, where all of them were answered ahead of time: a run
+// (its link's or its full settings), null for the defaults, undefined otherwise.
+export function runOfLink(own, defaults = pageConfig().link.defaults, list = runs()) {
+  const run = prebuiltFor(own, list);
+  if (run) return run;
+  const all = new URLSearchParams(defaults);
+  for (const [k, v] of new URLSearchParams(own)) all.set(k, v);
+  return prebuiltFor(all, [{ link: defaults }]) ? null : undefined;
+}
+const same = (a, b) => (a ? a.file : null) === (b ? b.file : null);
+
+// ---- choosing -----------------------------------------------------------------------------------
+let patching = false;  // the patches going in: their changes are no choice
+let queue = Promise.resolve();  // one choice at a time, in order
+export function choose(run, doc = player.doc) {
+  queue = queue.then(() => chooseNow(run, doc)).catch((err) => console.error("choice:", err));
+  return queue;
+}
+async function chooseNow(run, doc) {
+  const from = state.prebuilt;
+  if (run === undefined || same(from, run) || doc !== player.doc) return;  // (undefined: no run of this choice)
+  let back = null, ahead = null;
+  const t0 = performance.now();
+  try {
+    [back, ahead] = await Promise.all([from && loadRun(from), run && loadRun(run)]);
+  } catch (err) {
+    showChoice(doc, from);
+    notice(`That choice could not be loaded ahead of time (${err.message}): it can be made once the simulator has started.`);
+    return;
+  }
+  if (state.live || doc !== player.doc) {  // Python took over meanwhile: it makes the choice
+    const notes = await applySettings(run ? run.link : pageConfig().link.defaults);
+    if (notes) notice(String(notes));
+    player.reset();
+    return;
+  }
+  const t1 = performance.now();
+  patching = true;
+  player.prepare();
+  const layoutOnce = deferLayout(doc);
+  try {
+    if (back) applyPatch(doc, back.back, new Map());
+    if (ahead) applyPatch(doc, ahead.patch, new Map());
+  } finally { layoutOnce(); patching = false; }
+  const t2 = performance.now();
+  choosePrebuilt(run, ahead && ahead.csv);
+  player.refresh();
+  player.reset();
+  writeUrl();
+  describeAgain();
+  timings.choice = { load: t1 - t0, patch: t2 - t1, show: performance.now() - t2 };  // ms: the last choice's steps
+}
+// The widgets answered ahead of time show `run`'s choice (a choice that could not be made).
+function showChoice(doc, run) {
+  patching = true;
+  try {
+    for (const m of widgets(doc)) {
+      const entry = entryOf(m);
+      const choice = entry && Object.keys(entry.labels).find((c) => same(runFor(entry, c), run));
+      if (choice === undefined) continue;
+      if (Array.isArray(m.labels)) m.active = m.labels.indexOf(choice);
+      else m.value = choice;
+    }
+  } finally { patching = false; }
+}
+const widgets = (doc) => allModels(doc).filter((m) => hasClass(m, roles().ahead));
+
+// Watches the document built ahead of time: a choice of a setting answered ahead of time, made
+// before Python is live, is applied here (once live, Python hears of it: python.js).
+export function watchAhead(doc) {
+  const answered = widgets(doc);
+  if (!answered.length) return;
+  doc.on_change((event) => {
+    if (patching || state.live || player.applying || event.kind !== "ModelChanged") return;
+    if (!answered.includes(event.model) || !["active", "value"].includes(event.attr)) return;
+    const run = runFor(entryOf(event.model), choiceOf(event.model));
+    if (run !== undefined) choose(run, doc);
+  }, false);
+  prefetchOnIntent();
+}
+
+// The runs' files, fetched when the pointer or focus comes to the settings (or the page's own
+// link to them): small (tens of kB), and a choice then needs no round trip.
+function prefetchOnIntent() {
+  const cls = roles();
+  const near = (event) => event.composedPath().some((el) => el && el.classList &&
+    (el.classList.contains(cls.controls) || el.classList.contains(cls.settings_link)));
+  const types = ["pointerover", "pointerdown", "focusin"];
+  const fetchAll = (event) => {
+    if (!near(event)) return;
+    for (const t of types) document.removeEventListener(t, fetchAll, true);
+    for (const run of runs()) loadRun(run).catch(() => {});  // (said at the choice, if it fails)
+  };
+  for (const t of types) document.addEventListener(t, fetchAll, true);
+}

@@ -1,0 +1,119 @@
+"""Settings the build answered ahead of time, in the built site with Python held back: each of
+running-sum's presets, chosen before Python, shows its run within a frame or two (a patch of the
+page on screen: ui/ahead.py, assets/js/ahead.js) and steps; the link and the CSV follow; the
+page's own settings link does the same in place; Python, once let go, takes that very page over
+(adopted: one document) with the chosen settings. Every page's named views step with Python held."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from tests.e2e.conftest import PAGE_SLUGS, hold_python, release_python, wait_live, wait_ready, watch
+
+PRESETS = {"worked example": ("runs/running-sum-1.json", 2), "your turn": ("runs/running-sum-2.json", 3),
+           "random tokens": (None, 12)}
+
+
+def preset(page, label: str):
+    return page.locator(".bk-btn-group button", has_text=label).first
+
+
+def run_on_screen(page) -> list:
+    return page.evaluate("[lab.state.prebuilt && lab.state.prebuilt.file, lab.player.t, lab.player.tMax]")
+
+
+def test_each_preset_responds_with_python_held_and_python_takes_the_choice_over(context, server, site):
+    page = context.new_page()
+    visit = watch(page)
+    held = hold_python(page)
+    page.goto(f"{server.url}running-sum.html?t=3")
+    wait_ready(page)
+    page.evaluate("window.stillThisPage = true")  # no page load on the way
+    csv = {}
+    for label in ("worked example", "your turn", "random tokens", "worked example"):
+        preset(page, label).click()
+        file, t_max = PRESETS[label]
+        page.wait_for_function(f"(lab.state.prebuilt && lab.state.prebuilt.file) === {json.dumps(file)}")
+        assert run_on_screen(page) == [file, 0, t_max], label
+        assert page.evaluate("lab.timings.choice.load + lab.timings.choice.patch") < 2000  # (a patch, not a page load)
+        page.get_by_role("button", name="Step", exact=True).click()
+        page.wait_for_function("lab.player.t === 1")
+        assert ("preset=" in page.url) == (file is not None) and "t=1" in page.url
+        csv[label] = page.evaluate("lab.state.prebuilt ? lab.state.prebuilt.csv : null")
+    assert page.evaluate("window.stillThisPage") is True
+    worked = json.loads((site / PRESETS["worked example"][0]).read_text())["csv"]
+    assert csv["worked example"] == worked and worked.startswith("t,") and csv["random tokens"] is None
+    assert not page.evaluate("document.body.classList.contains('lab-waiting')")
+    # back to the default run, then the page's own link to the worked example: in place too
+    preset(page, "random tokens").click()
+    page.wait_for_function("lab.state.prebuilt === null")
+    page.get_by_role("link", name=re.compile("worked example")).click()
+    page.wait_for_function("lab.state.prebuilt && lab.state.prebuilt.file.endsWith('-1.json')")
+    assert page.evaluate("window.stillThisPage") is True and "preset=worked+example" in page.url
+    # Python takes this page over as it is: the same document, adopted, with the preset chosen
+    release_python(page, held)
+    wait_live(page)
+    assert page.evaluate("[lab.state.adopted, Bokeh.documents.length, lab.player.tMax]") == [True, 1, 2]
+    assert "preset=worked+example" in page.evaluate("lab.state.settingsQuery")
+    # and a choice once live is Python's: its run as the build made it
+    preset(page, "your turn").click()
+    page.wait_for_function("lab.player.tMax === 3 && lab.state.settingsQuery.includes('preset=your+turn')")
+    assert visit.problems() == []
+
+
+# The worker's first "render" held back on the page's side until the test lets it go: Python has
+# made its page from the page's first description by then.
+HOLD_FIRST_RENDER_JS = """
+const Real = window.Worker;
+window.Worker = class extends Real {
+  set onmessage(fn) {
+    super.onmessage = (event) => {
+      if (event.data && event.data.type === "render") window.renders = (window.renders || 0) + 1;
+      if (event.data && event.data.type === "render" && !window.renderHeld) {
+        window.renderHeld = () => fn(event);
+        return;
+      }
+      fn(event);
+    };
+  }
+};
+"""
+
+
+def test_a_choice_made_as_python_starts_is_the_page_python_takes_over(context, server):
+    """A preset chosen after Python made its page from the page's first description, before the
+    page took it: that render is dropped, Python makes the page again from the choice, and
+    takes it over (adopted, one document)."""
+    page = context.new_page()
+    visit = watch(page)
+    page.add_init_script(HOLD_FIRST_RENDER_JS)
+    page.goto(f"{server.url}running-sum.html")
+    wait_ready(page)
+    page.wait_for_function("typeof window.renderHeld === 'function'", timeout=120_000)
+    preset(page, "your turn").click()
+    page.wait_for_function("(lab.state.prebuilt && lab.state.prebuilt.file) === 'runs/running-sum-2.json'")
+    page.evaluate("window.renderHeld()")  # the render of the defaults: dropped
+    wait_live(page)
+    page.wait_for_function("lab.state.settingsQuery.includes('preset=your+turn')")
+    assert page.evaluate("[lab.player.tMax, lab.state.adopted, Bokeh.documents.length, window.renders]") == [3, True, 1, 2]
+    assert "preset=your+turn" in page.url
+    assert visit.problems() == []
+
+
+@pytest.mark.parametrize("slug", PAGE_SLUGS)
+def test_every_named_view_steps_with_python_held(context, server, slug):
+    page = context.new_page()
+    hold_python(page)
+    page.goto(f"{server.url}{slug}.html")
+    wait_ready(page)
+    views = page.evaluate("JSON.parse(document.getElementById('lab-config').textContent).link.views")
+    assert views, slug
+    for view in views:
+        page.goto(f"{server.url}{slug}.html?view={view}&t=1")
+        wait_ready(page)
+        assert page.evaluate("[lab.state.view, lab.player.t, document.body.classList.contains('lab-waiting')]") == [view, 1, False]
+        page.get_by_role("button", name="Step", exact=True).click()
+        page.wait_for_function("lab.player.t === 2")

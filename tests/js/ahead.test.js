@@ -1,0 +1,113 @@
+// assets/js/ahead.js: a setting answered ahead of time (running-sum's preset), chosen before
+// Python, goes into the document on screen as the build's patches (the way back from the run on
+// screen, then the way to the chosen one), one choice after another; a run that cannot be loaded
+// leaves the page as it was and says so; the page's own settings link finds its run too.
+import test from "node:test";
+import assert from "node:assert/strict";
+import { choiceOf, choose, entryOf, runFor, runOfLink, watchAhead } from "../../assets/js/ahead.js";
+import { readLink } from "../../assets/js/link.js";
+import { player } from "../../assets/js/player.js";
+import { state, timings } from "../../assets/js/state.js";
+import { fakeDocument, fakeDoc, loadConfig, model, source } from "./fixture.js";
+
+const config = loadConfig();
+const elements = fakeDocument();
+elements["tp-speed"] = { value: "8" };
+globalThis.history = { replaceState: (_, __, url) => { globalThis.location.search = new URL(url, "http://x").search; } };
+globalThis.location = { pathname: "/running-sum.html", search: "", hash: "", href: "http://x/running-sum.html" };
+const listeners = {};
+document.addEventListener = (type, fn) => { (listeners[type] ??= new Set()).add(fn); };
+document.removeEventListener = (type, fn) => { listeners[type]?.delete(fn); };
+const [worked, yours] = config.prebuilt;
+const AHEAD = config.contract.roles.ahead;
+
+// The page on screen: its frames and its preset's button group; patches are recorded.
+function page() {
+  const preset = model({ labels: ["random tokens", "worked example", "your turn"], active: 0, css_classes: [AHEAD] });
+  const frames = Object.assign(source({ t: [0, 1, 2] }), { name: config.contract.frames.source, tags: [{ bindings: [] }] });
+  const doc = fakeDoc([frames, preset]);
+  doc.patches = [];
+  doc.apply_json_patch = (patch) => doc.patches.push(patch.name);
+  doc.on_change = (fn) => { doc.heard = fn; };
+  player.attach(doc);
+  return { doc, preset };
+}
+const files = { [worked.file]: { csv: "worked", patch: { name: "to worked" }, back: { name: "worked back" } },
+  [yours.file]: { csv: "yours", patch: { name: "to yours" }, back: { name: "yours back" } } };
+const asked = [];
+globalThis.fetch = async (url) => {
+  asked.push(url);
+  return files[url] ? { ok: true, json: async () => files[url] } : { ok: false, status: 404 };
+};
+
+test("a widget's choice in its own words, and the run each choice is", () => {
+  const { preset } = page();
+  const entry = entryOf(preset);
+  assert.equal(entry.setting, "preset");
+  assert.deepEqual(["random tokens", "worked example", "your turn"].map((c) => runFor(entry, c)), [null, worked, yours]);
+  assert.equal(runFor(entry, "nonsense"), undefined);
+  assert.equal(choiceOf(preset), "random tokens");
+  assert.equal(choiceOf({ value: "a" }), "a");  // a select
+  assert.equal(entryOf(model({ labels: ["identity", "elu+1"] })), null);  // another setting: not answered
+});
+
+test("a link's own settings: a run built ahead of time, the defaults, or neither", () => {
+  assert.equal(runOfLink("preset=worked+example"), worked);
+  assert.equal(runOfLink(yours.query), yours);
+  assert.equal(runOfLink("preset=random+tokens"), null);  // the default run, in the page
+  assert.equal(runOfLink(""), null);
+  assert.equal(runOfLink("preset=worked+example&d=6"), undefined);  // waits for Python
+});
+
+test("the runs' files are fetched as the pointer comes to the settings, once", async () => {
+  const { doc } = page();
+  watchAhead(doc);
+  const at = (cls) => ({ composedPath: () => [{ classList: { contains: (c) => c === cls } }] });
+  for (const fn of [...listeners.pointerover]) fn(at("elsewhere"));
+  assert.deepEqual(asked, []);
+  for (const fn of [...listeners.pointerover]) fn(at(config.contract.roles.controls));
+  assert.deepEqual(asked, [worked.file, yours.file]);
+  assert.equal([...listeners.pointerover].length + [...listeners.focusin].length, 0);
+});
+
+test("choices go in as patches: the way back from the run on screen, then the way to the next", async () => {
+  readLink("?theme=dark");
+  const { doc, preset } = page();
+  watchAhead(doc);
+  preset.active = 1;  // the reader's click
+  doc.heard({ kind: "ModelChanged", model: preset, attr: "active" });
+  await choose(undefined).catch(() => {});  // (waits for the queue)
+  assert.deepEqual(doc.patches, ["to worked"]);
+  assert.deepEqual([state.prebuilt.file, state.prebuilt.csv, player.t], [worked.file, "worked", 0]);
+  assert.equal(location.search, "?preset=worked+example&t=0&theme=dark");
+  assert.deepEqual(Object.keys(timings.choice), ["load", "patch", "show"]);
+  await choose(yours, doc);
+  assert.deepEqual(doc.patches, ["to worked", "worked back", "to yours"]);
+  await choose(yours, doc);  // the run on screen already: nothing
+  await choose(null, doc);  // the default run
+  assert.deepEqual(doc.patches.slice(3), ["yours back"]);
+  assert.equal(state.prebuilt, null);
+  assert.equal(location.search, "?t=0&theme=dark");
+  assert.deepEqual(asked, [worked.file, yours.file]);  // each file fetched once (ahead of the choice)
+});
+
+test("a change once Python is live, or the patches' own changes, are no choice here", () => {
+  const { doc, preset } = page();
+  watchAhead(doc);
+  preset.active = 2;
+  player.applying = true;
+  doc.heard({ kind: "ModelChanged", model: preset, attr: "active" });
+  player.applying = false;
+  doc.heard({ kind: "ModelChanged", model: preset, attr: "visible" });
+  return choose(undefined).catch(() => {}).then(() => assert.deepEqual(doc.patches, []));
+});
+
+test("a run that cannot be loaded leaves the page and its widget as they were, and says so", async () => {
+  readLink("");
+  const { doc, preset } = page();
+  const broken = { ...worked, file: "runs/running-sum-9.json" };
+  preset.active = 1;
+  await choose(broken, doc);
+  assert.deepEqual([doc.patches, state.prebuilt, preset.active], [[], null, 0]);
+  assert.match(elements["lab-notice-text"].textContent, /could not be loaded ahead of time \(answered 404\): it can be made once the simulator has started/);
+});

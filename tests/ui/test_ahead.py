@@ -1,0 +1,130 @@
+"""ui.ahead: the runs of the links a page offers itself (Page.offered), built ahead of time as
+patches of the default page, and the settings whose every choice is one of them.
+
+Each patch is checked here as the browser takes it, against independent references: applied
+(from its JSON, by Bokeh's own patch code) to a default page's document just built, it gives
+the document of the page made with the link, model for model and value for value; the patch
+back gives the default page again; the run's CSV and last t are the page's made with the link."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ui.ahead import _state, ahead_runs, choices, latest
+from ui.contract import role
+from ui.document import build_ahead, embed_json
+from ui.pages import PAGES, page_class
+from ui.urlstate import apply_query, link_contract, to_query
+
+OFFERED = [info for info in PAGES if page_class(info).offered]
+RUNNING_SUM = page_class(next(i for i in PAGES if i.slug == "running-sum"))
+
+
+@pytest.fixture(scope="module")
+def made():
+    """Running-sum's default page, embedded as the build does, and its runs."""
+    page, pydoc = build_ahead(RUNNING_SUM)
+    embed_json(pydoc)
+    return page, pydoc, ahead_runs(RUNNING_SUM, page, pydoc)
+
+
+def test_running_sums_settings_link_and_presets_are_offered():
+    """The settings link on the running-sum page (?preset=worked+example) and its other preset;
+    no other page offers links of its own."""
+    assert [(i.slug, page_class(i).offered) for i in OFFERED] == [
+        ("running-sum", ("preset=worked+example", "preset=your+turn"))]
+    assert RUNNING_SUM.ahead_settings() == ["preset"]
+    assert all(page_class(i).ahead_settings() == [] for i in PAGES if i not in OFFERED)
+
+
+def test_each_run_is_the_page_made_with_its_link(made):
+    _, _, runs = made
+    assert [r["link"] for r in runs] == list(RUNNING_SUM.offered)
+    for run in runs:
+        page = RUNNING_SUM()
+        assert apply_query(page, run["link"]) == []
+        assert run["query"] == to_query(page) != to_query(RUNNING_SUM())  # its own settings, all of them
+        assert run["csv"] == page.csv() and run["t_max"] == page.run.t_max
+    assert [r["t_max"] for r in runs] == [2, 3]  # the worked example's two tokens; "your turn"'s three
+
+
+def test_each_patch_applied_to_the_default_document_gives_the_run_and_back(made):
+    page, _, runs = made
+    _, screen = build_ahead(RUNNING_SUM)  # the document the browser has, as first shown
+    default = _state(screen)
+    for run in runs:
+        _, direct = build_ahead(RUNNING_SUM, run["link"])
+        screen.apply_json_patch(json.loads(run["patch"]))
+        assert _state(screen) == _state(direct), run["link"]
+        screen.apply_json_patch(json.loads(run["back"]))
+        assert _state(screen) == default, run["link"]
+    # one after the other, as a reader choosing twice: the first run's way back, then the second
+    screen.apply_json_patch(json.loads(runs[0]["patch"]))
+    screen.apply_json_patch(json.loads(runs[0]["back"]))
+    screen.apply_json_patch(json.loads(runs[1]["patch"]))
+    assert _state(screen) == _state(build_ahead(RUNNING_SUM, runs[1]["link"])[1])
+    # the page the build used is back at its defaults
+    assert to_query(page) == link_contract(page)["defaults"]
+
+
+def test_a_patch_refers_to_the_models_on_screen_and_makes_none(made):
+    _, pydoc, runs = made
+    ids = {m.id for m in pydoc.models}
+    for run in runs:
+        for part in ("patch", "back"):
+            events = json.loads(run[part])["events"]
+            assert events and all(e["model"]["id"] in ids for e in events)
+            assert '"type":"object"' not in run[part]  # no model is sent whole (none is new)
+
+
+def test_a_patch_that_does_not_give_the_run_stops_the_build(monkeypatch):
+    import ui.ahead as ahead
+
+    real = ahead._Recorder.change
+
+    def short(self, query):  # the run's first five changes lost on the way
+        patch = json.loads(real(self, query))
+        return json.dumps({**patch, "events": patch["events"][5:]})
+
+    monkeypatch.setattr(ahead._Recorder, "change", short)
+    page, pydoc = build_ahead(RUNNING_SUM)
+    with pytest.raises(ValueError, match=r"running-sum: the default page patched to 'preset=worked\+example' "
+                                         r"is not the page built with it: p\d+ \(\w+\)"):
+        ahead_runs(RUNNING_SUM, page, pydoc)
+
+
+def test_the_presets_choices_are_the_default_and_the_two_runs(made):
+    page, _, runs = made
+    assert choices(page, runs) == [{"setting": "preset", "labels": {
+        "random tokens": -1, "worked example": 0, "your turn": 1}}]
+    # a choice no offered link makes stops the build
+    with pytest.raises(ValueError, match="preset = 'your turn' is a choice no offered link makes"):
+        choices(page, runs[:1])
+
+
+def test_the_answered_setting_responds_before_python_and_the_others_wait(made):
+    page, _, _ = made
+    preset = page.widget_of("preset")
+    assert role("ahead") in preset.css_classes and not preset.disabled
+    others = [w for w in page.widgets if w is not preset]
+    assert others and all(w.disabled for w in others)
+    assert all(role("ahead") not in w.css_classes for w in others)
+
+
+def test_latest_keeps_the_last_of_each_change_in_order():
+    from bokeh.document import Document
+    from bokeh.document.events import ColumnDataChangedEvent, ModelChangedEvent
+    from bokeh.models import ColumnDataSource, Div
+
+    doc, src, div = Document(), ColumnDataSource({"a": [1], "b": [2]}), Div(text="x")
+    first_a = ColumnDataChangedEvent(doc, src, "data", cols=["a"])
+    text_1 = ModelChangedEvent(doc, div, "text", "y")
+    both = ColumnDataChangedEvent(doc, src, "data", cols=["a", "b"])
+    text_2 = ModelChangedEvent(doc, div, "text", "z")
+    only_b = ColumnDataChangedEvent(doc, src, "data", cols=["b"])
+    assert latest([first_a, text_1, both, text_2, only_b]) == [both, text_2, only_b]
+    whole = ColumnDataChangedEvent(doc, src, "data", cols=None)
+    assert latest([first_a, both, whole]) == [whole]
+    assert latest([whole, first_a]) == [whole, first_a]
