@@ -36,6 +36,8 @@ ROLES: dict[str, tuple[str, str]] = {
     "caption": ("lab-caption", "the Div whose text is read out with t once stepping stops"),
     "settings_link": ("lab-settings-link", "an <a> whose href holds the page's own settings: "
                       "applied in place once Python is live, else opened as a link"),
+    "exercise": ("lab-exercise", "the 'Your turn' box (ui.exercises): hidden before Python on a "
+                 "link whose own settings change no run (its exercise number: the numbers are Python's)"),
     "ahead": ("lab-ahead", "a setting each of whose choices the build made ahead of time "
               "(ui.ahead): it responds before Python, by a patch of the document on screen"),
 }
@@ -43,7 +45,6 @@ ROLES: dict[str, tuple[str, str]] = {
 # them; they name a part of the page for whoever reads its HTML (and tests/ui/test_roles.py).
 MARKS: dict[str, tuple[str, str]] = {
     "page": ("lab-page", "the page's outer column (ui.page.Page.layout)"),
-    "exercise": ("lab-exercise", "the 'Your turn' box (ui.exercises)"),
     "readout": ("lab-readout", "a readout beside the figures: a table or sentences per t"),
     "group_label": ("lab-group-label", "a settings group's label (ui.theme.group_label, which "
                     "spells it out: this module imports ui.theme)"),
@@ -73,7 +74,8 @@ FRAMES = {"source": "lab-frames", "t": "t", "bindings": "bindings", "stops": "st
 WORKER_MESSAGES: dict[str, tuple[str, str]] = {
     "start": ("to worker", "what to load: the runtime's address, the packages, the entry script"),
     "page": ("to worker", "the page on screen: the link's query, its document's ids (when the live "
-             "page may adopt it), the settings it was built with, its t"),
+             "page may adopt it), the settings it was built with, its t, the description's version "
+             "(sent again when a choice answered ahead of time changed the page: assets/js/ahead.js)"),
     "patch": ("both ways", "a Bokeh JSON patch; from the worker with the player's flags: prepare "
               "(let go of the old run), refresh (show the new frames), seek (a t to show)"),
     "call": ("to worker", "csv, query, apply (a page's own link to its settings) or run (Python code, "
@@ -84,7 +86,8 @@ WORKER_MESSAGES: dict[str, tuple[str, str]] = {
     "failed": ("to page", "the start failed: kind (scripts, download, install, start), file, detail"),
     "render": ("to page", "the live page: adopted (the document on screen is it) or its document "
                "JSON to render; its settings' query and its notices; adopted, the patch that "
-               "enables the controls on screen (ready)"),
+               "enables the controls on screen (ready); the version of the description it was "
+               "made from (an older one's is dropped: the worker makes the page again)"),
     "notice": ("to page", "Python's notice for the user (plain text)"),
     "settings": ("to page", "the settings' query, for the link"),
     "log": ("to page", "a line for the console: level, text"),

@@ -27,7 +27,7 @@ import param
 
 from sim import exercises as sim_exercises
 from sim.exercises import KIND_BYTES, KIND_NUMBER, Exercise, number_text
-from ui.contract import mark
+from ui.contract import role
 from ui.fmt import plain, text
 
 GENERATORS = sim_exercises.GENERATORS  # slug -> generator, stated in sim.exercises
@@ -334,4 +334,4 @@ class ExerciseBox:
         return pn.Column(self.prompt, pn.FlexBox(self.answer, self.check_button, self.working,
                                                  self.plots, self.another, margin=(0, 5)),
                          self.feedback, self.steps, sizing_mode="stretch_width",
-                         styles=BOX_CSS, css_classes=[mark("exercise")], margin=(10, 10))
+                         styles=BOX_CSS, css_classes=[role("exercise")], margin=(10, 10))

@@ -60,8 +60,12 @@ def link_contract(page) -> dict:
     and what they accept, the settings' link keys and their defaults (the page built ahead of
     time shows those), the page's named views with their names in words, and which of them
     are the presenter view's scenes (keys 1-9), in key order; the settings the shell hides
-    before Python when the link's settings say they do not apply (``Page.applies_by_link``)."""
-    return {"shell": SHELL_KEYS, "settings": sorted(_keys(page)), "defaults": to_query(page),
+    before Python when the link's settings say they do not apply (``Page.applies_by_link``); the
+    keys of the settings that change no run (``Page.no_recompute``: a link that asks only for
+    those steps the default run at once)."""
+    keys = _keys(page)
+    same_run = sorted(k for k, n in keys.items() if n in page.no_recompute)
+    return {"shell": SHELL_KEYS, "settings": sorted(keys), "defaults": to_query(page), "same_run": same_run,
             "views": view_names(page), "view_labels": dict(page.named_views),
             "scenes": page.scene_names(), "applies": page.applies_by_link(),
             "max_notices": MAX_NOTICES, "max_value_shown": 40}

@@ -7,7 +7,7 @@ import { $, embedded, hasClass, hasRole, presenting, twoFrames, viewClass } from
 import { watchFigures, nearView, holdUnseen } from "./culling.js";
 import { fontsLoaded } from "./fonts.js";
 import { whenToJoin } from "./later.js";
-import { hideUnapplied, linkAsksT, loadPrebuilt, seekFromLink } from "./link.js";
+import { hideOwnExercise, hideUnapplied, linkAsksT, loadPrebuilt, seekFromLink } from "./link.js";
 import { kids, viewNames } from "./arrange.js";
 import { player } from "./player.js";
 import { label } from "./readers.js";
@@ -29,6 +29,7 @@ export async function showPrerendered() {
   await fontsLoaded();  // figures measure their text as they are built: in the shipped font
   timings.fonts = performance.now();
   if (state.ownSettings) hideUnapplied(jsdoc);  // before the first paint
+  if (state.sameRun) hideOwnExercise(jsdoc);
   player.attach(jsdoc);  // (first: the texts are fitted to its frames' longest labels)
   styleDoc(jsdoc);
   if (linkAsksT() && !state.ownSettings) seekFromLink(player.tMax);

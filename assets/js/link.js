@@ -74,12 +74,16 @@ export function readLink(search = location.search) {
   linkT = out.t !== undefined ? out.t : null;
   // Does the link ask for settings other than the page built ahead of time shows?
   const defaults = new URLSearchParams(link.defaults);
-  state.ownSettings = link.settings.some((k) => query.has(k) && query.getAll(k).pop() !== defaults.get(k));
+  const own = link.settings.filter((k) => query.has(k) && query.getAll(k).pop() !== defaults.get(k));
+  state.ownSettings = own.length > 0;
   // ... unless the page built that run ahead of time too (a link the page itself offers, or the
   // link such a page writes: ui/page.py Page.offered): then it is shown at first paint, and
   // steps with no Python (loadPrebuilt)
   state.prebuilt = state.ownSettings ? prebuiltFor(linkSettings()) : null;
-  if (state.prebuilt) state.ownSettings = false;
+  // ... or asks only for settings that change no run (an exercise's number: Page.no_recompute):
+  // the default run steps at once, and only the exercise waits for Python (hideOwnExercise)
+  state.sameRun = state.ownSettings && !state.prebuilt && own.every((k) => (link.same_run || []).includes(k));
+  if (state.prebuilt || state.sameRun) state.ownSettings = false;
   state.view = out.view || "";
 }
 // The run built ahead of time whose settings are exactly the link's own (the offered link's,
@@ -138,6 +142,11 @@ export function hideUnapplied(doc) {
     if (rule.keys.some((k) => rule.values.includes(value(k)))) continue;
     for (const m of allModels(doc)) if (hasClass(m, rule.class)) m.visible = false;
   }
+}
+// The link's own exercise (state.sameRun) is Python's to show: the default exercise's box is
+// hidden in the page built ahead of time, before its first paint.
+export function hideOwnExercise(doc) {
+  for (const m of allModels(doc)) if (hasClass(m, roles().exercise)) m.visible = false;
 }
 // The view shown from now on (a presenter scene, scenes.js): state.view and the link's view
 // key ("" for the whole page, or the presenter view's overview).

@@ -6,6 +6,7 @@
 // key           writer          readers                               what
 // shell         link.js         most modules                          the link's shell keys, accepted ({key: text})
 // ownSettings   link.js         first-paint, takeover, python, ...    the link asks for settings the page built ahead of time lacks
+// sameRun       link.js         first-paint, python, wanted           the link's own settings change no run (its exercise): the default run steps, its exercise waits
 // prebuilt      link.js         first-paint, python, share, fit-memory the run built ahead of time for the link's settings ({link, query, file, t_max, csv}), or null
 // view          link.js         first-paint, theme, presenter, scenes ?view=<name> ("" for the whole page; setView: a scene)
 // settingsQuery python.js       link, presenter                       the settings' query, from Python (null before)
@@ -31,6 +32,7 @@
 export const state = {
   shell: {},
   ownSettings: false,
+  sameRun: false,
   prebuilt: null,
   view: "",
   settingsQuery: null,

@@ -9,7 +9,7 @@
 // hundreds of MB and downloads about 17 MB) starts nothing of Python until it is wanted: a
 // pointer down, focus or a key inside the settings (a slider's handle takes focus even while the
 // settings wait), a link to the page's own settings, the Settings button, or a link with
-// settings of its own (those need Python at once). Stepping is no sign: the page built ahead of
+// settings of its own (those need Python at once, an exercise of its own too). Stepping is no sign: the page built ahead of
 // time steps alone. And an embed out of view never starts: measured in Chromium, an iframe
 // scrolled out of its host's view keeps document.visibilityState "visible", but its root
 // element does not intersect the top-level viewport (an IntersectionObserver with no root
@@ -58,7 +58,7 @@ export function startWhenWanted(start, { embed = embedded(), frugal = savesData(
     io = null;
   };
   function check() {
-    if (state.python === "started" || !shouldStart({ embed, frugal, inView, wanted, ownSettings: state.ownSettings })) return;
+    if (state.python === "started" || !shouldStart({ embed, frugal, inView, wanted, ownSettings: state.ownSettings || state.sameRun })) return;
     state.python = "started";
     stop();
     start();

@@ -2,7 +2,8 @@
 running-sum's presets, chosen before Python, shows its run within a frame or two (a patch of the
 page on screen: ui/ahead.py, assets/js/ahead.js) and steps; the link and the CSV follow; the
 page's own settings link does the same in place; Python, once let go, takes that very page over
-(adopted: one document) with the chosen settings. Every page's named views step with Python held."""
+(adopted: one document) with the chosen settings. Every page's named views step with Python held; a link with an exercise of its own steps the
+default run at once, its exercise waiting for Python."""
 
 from __future__ import annotations
 
@@ -117,3 +118,27 @@ def test_every_named_view_steps_with_python_held(context, server, slug):
         assert page.evaluate("[lab.state.view, lab.player.t, document.body.classList.contains('lab-waiting')]") == [view, 1, False]
         page.get_by_role("button", name="Step", exact=True).click()
         page.wait_for_function("lab.player.t === 2")
+
+
+def test_a_link_with_its_own_exercise_steps_at_once_and_python_brings_the_exercise(context, server):
+    """gates?ex=3 (a course's link to one exercise): the exercise number changes no run, so the
+    default run steps with Python held; the default exercise's box is not shown (its numbers would
+    be another exercise's); Python then shows exercise 3, at the t stepped to."""
+    page = context.new_page()
+    visit = watch(page)
+    held = hold_python(page)
+    page.goto(f"{server.url}gates.html?ex=3&t=2")
+    wait_ready(page)
+    assert page.evaluate("[lab.state.ownSettings, lab.state.sameRun, lab.player.t, "
+                         "document.body.classList.contains('lab-waiting')]") == [False, True, 2, False]
+    page.get_by_role("button", name="Step", exact=True).click()
+    page.wait_for_function("lab.player.t === 3")
+    hidden = "(cls) => [...lab.player.doc.all_models].filter((m) => m.css_classes && m.css_classes.includes(cls)).map((m) => m.visible)"
+    roles = page.evaluate("JSON.parse(document.getElementById('lab-config').textContent).contract.roles")
+    assert page.evaluate(hidden, roles["exercise"]) == [False]
+    release_python(page, held)
+    wait_live(page)
+    assert page.evaluate("[lab.player.t, Bokeh.documents.length, lab.state.adopted]") == [3, 1, False]
+    assert "ex=3" in page.evaluate("lab.state.settingsQuery") and "ex=3" in page.url
+    assert page.evaluate(hidden, roles["exercise"]) == [True]
+    assert visit.problems() == []

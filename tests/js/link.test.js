@@ -123,3 +123,18 @@ test("a run chosen in place becomes the link's settings, and the default run non
   assert.ok(worked);
   readLink("");
 });
+
+test("a link that asks only for its own exercise steps the default run; its exercise waits", async () => {
+  const { hideOwnExercise } = await import("../../assets/js/link.js");
+  assert.deepEqual(config.link.same_run, ["ex"]);  // running-sum's exercise number changes no run
+  readLink("?ex=3&t=2");
+  assert.deepEqual([state.ownSettings, state.sameRun, state.prebuilt, state.shell.t], [false, true, null, "2"]);
+  const box = { css_classes: [config.contract.roles.exercise], visible: true }, other = { css_classes: [], visible: true };
+  hideOwnExercise({ all_models: new Set([box, other]) });
+  assert.deepEqual([box.visible, other.visible], [false, true]);
+  readLink("?ex=3&d=6");  // with a setting that changes the run: waits for Python
+  assert.deepEqual([state.ownSettings, state.sameRun], [true, false]);
+  readLink("?ex=0");  // the default exercise: the page as built
+  assert.deepEqual([state.ownSettings, state.sameRun], [false, false]);
+  readLink("");
+});
