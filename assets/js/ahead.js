@@ -103,7 +103,7 @@ export function watchAhead(doc) {
   const answered = widgets(doc);
   if (!answered.length) return;
   doc.on_change((event) => {
-    if (patching || state.live || player.applying || event.kind !== "ModelChanged") return;
+    if (patching || state.live || state.sameRun || player.applying || event.kind !== "ModelChanged") return;
     if (!answered.includes(event.model) || !["active", "value"].includes(event.attr)) return;
     const run = runFor(entryOf(event.model), choiceOf(event.model));
     if (run !== undefined) choose(run, doc);

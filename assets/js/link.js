@@ -144,9 +144,13 @@ export function hideUnapplied(doc) {
   }
 }
 // The link's own exercise (state.sameRun) is Python's to show: the default exercise's box is
-// hidden in the page built ahead of time, before its first paint.
+// hidden in the page built ahead of time, before its first paint; and the settings answered
+// ahead of time wait for Python too (their runs were made with the default exercise: ahead.js).
 export function hideOwnExercise(doc) {
-  for (const m of allModels(doc)) if (hasClass(m, roles().exercise)) m.visible = false;
+  for (const m of allModels(doc)) {
+    if (hasClass(m, roles().exercise)) m.visible = false;
+    if (hasClass(m, roles().ahead)) m.disabled = true;
+  }
 }
 // The view shown from now on (a presenter scene, scenes.js): state.view and the link's view
 // key ("" for the whole page, or the presenter view's overview).

@@ -25,7 +25,7 @@ export function watchSettingsLinks() {
       return;
     }
     const run = runOfLink(wanted.toString());
-    if (run !== undefined && state.prerendered && !state.ownSettings) {  // built ahead of time: in place
+    if (run !== undefined && state.prerendered && !state.ownSettings && !state.sameRun) {  // built ahead of time: in place
       choose(run);
       return;
     }

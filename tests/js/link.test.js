@@ -130,8 +130,9 @@ test("a link that asks only for its own exercise steps the default run; its exer
   readLink("?ex=3&t=2");
   assert.deepEqual([state.ownSettings, state.sameRun, state.prebuilt, state.shell.t], [false, true, null, "2"]);
   const box = { css_classes: [config.contract.roles.exercise], visible: true }, other = { css_classes: [], visible: true };
-  hideOwnExercise({ all_models: new Set([box, other]) });
-  assert.deepEqual([box.visible, other.visible], [false, true]);
+  const preset = { css_classes: [config.contract.roles.ahead], disabled: false };  // (its runs: the default exercise's)
+  hideOwnExercise({ all_models: new Set([box, other, preset]) });
+  assert.deepEqual([box.visible, other.visible, preset.disabled], [false, true, true]);
   readLink("?ex=3&d=6");  // with a setting that changes the run: waits for Python
   assert.deepEqual([state.ownSettings, state.sameRun], [true, false]);
   readLink("?ex=0");  // the default exercise: the page as built
