@@ -101,6 +101,9 @@ def test_a_choice_made_as_python_starts_is_the_page_python_takes_over(context, s
     page.wait_for_function("lab.state.settingsQuery.includes('preset=your+turn')")
     assert page.evaluate("[lab.player.tMax, lab.state.adopted, Bokeh.documents.length, window.renders]") == [3, True, 1, 2]
     assert "preset=your+turn" in page.url
+    # the page made again is the one linked: a change once live is computed and comes back
+    preset(page, "random tokens").click()
+    page.wait_for_function("lab.player.tMax === 12 && lab.state.settingsQuery.includes('preset=random+tokens')")
     assert visit.problems() == []
 
 
