@@ -127,6 +127,7 @@ bench: build browser
 	$(PY) bench/jank.py
 	$(PY) bench/network.py
 	$(PY) bench/scenes.py
+	$(PY) bench/choices.py
 
 clean:
 	rm -rf dist .pytest_cache
