@@ -203,9 +203,9 @@ function retryStart() {
 }
 
 // What the worker makes the live page from: the link's query, and the ids of the document on
-// screen if the live page may adopt it (the link asked for no settings of its own).
-// (the default run, or one built ahead of time: Python makes the same page, model for model; a
-// link with its own exercise is rendered anew, its box is Python's)
+// screen if the live page may adopt it: the default run, or one built ahead of time (Python
+// makes the same page, model for model). A link with settings of its own, or its own exercise
+// (the box is Python's), is rendered anew.
 export function pageInfo(search = location.search) {
   const doc = state.prerendered && !state.ownSettings && !state.sameRun ? player.doc : null;
   return { search, ids: doc ? player.ids(doc) : null, defaults: pageConfig().link.defaults, t: player.t };
