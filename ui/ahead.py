@@ -135,8 +135,8 @@ def ahead_runs(page_class, page, pydoc) -> list[dict]:
 
 def choices(page, runs: list[dict]) -> list[dict]:
     """What the page's config says of its settings answered ahead of time
-    (``Page.ahead_settings``): for each, its widget's choices in words (as the widget labels
-    them) -> the index in ``runs`` (``ahead_runs``) of the run it is, or -1 for the default run.
+    (``Page.ahead_settings``): for each, its key in a link and its widget's choices in words (as
+    the widget labels them) -> the index in ``runs`` (``ahead_runs``) of the run it is, or -1 for the default run.
     Raises ValueError naming a choice the build did not make ahead."""
     out = []
     for name in page.ahead_settings():
@@ -151,5 +151,5 @@ def choices(page, runs: list[dict]) -> list[dict]:
             else:
                 raise ValueError(f"{page.slug}: {name} = {label!r} is a choice no offered link makes "
                                  "(Page.offered): every choice of a setting answered ahead of time needs its run")
-        out.append({"setting": name, "labels": labels})
+        out.append({"setting": name, "key": page.link_keys.get(name, name), "labels": labels})
     return out

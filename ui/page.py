@@ -90,11 +90,12 @@ class Page(param.Parameterized):
     # order, so the first render builds it, and on the first screen of a 1366 x 768 laptop and
     # a 390 x 844 phone (tests/ui/test_first_screen.py, tests/e2e/test_site.py, test_screens.py).
     subject: ClassVar[str] = ""
-    # Settings the site itself links to (a page's settings link, its presets), as queries: their
-    # runs are built ahead of time too, as patches of the default page (ui.ahead), so such a
-    # link shows its own run at first paint, stepping with no Python (assets/js/link.js
+    # Settings the site itself links to (a page's settings link, its presets), and each choice
+    # of a setting that is to respond before Python (hybrid's models), as queries: their runs
+    # are built ahead of time too, as patches of the default page (ui.ahead), so such a link
+    # shows its own run at first paint, stepping with no Python (assets/js/link.js
     # loadPrebuilt); a setting each of whose choices is one of them responds before Python too
-    # (ahead_settings; assets/js/ahead.js).
+    # (ahead_settings; assets/js/ahead.js); two such settings changed together are Python's.
     offered: ClassVar[tuple[str, ...]] = ()
 
     notice = param.String("", precedence=-1, doc="A message for the user (plain text)")

@@ -7,9 +7,13 @@
 // what is on screen now (python.js describeAgain) and makes that page. A run's file (runs/) is
 // fetched once, as the pointer or focus comes to the settings, or at the choice.
 // The page's own link to its settings (settings-links.js) comes here too before Python.
+// Two such settings changed together (hybrid's model A and model B) have no run of their own:
+// the widgets keep the choice, the link says it, and Python is asked for it (it renders that
+// page and swaps it in); meanwhile the page steps the run on screen, and says so.
 import { allModels, applyPatch, deferLayout } from "./bokeh-internals.js";
-import { hasClass, pageConfig, roles } from "./config.js";
-import { choosePrebuilt, loadRun, notice, prebuiltFor, writeUrl } from "./link.js";
+import { hideComputing, showComputing } from "./computing.js";
+import { $, hasClass, pageConfig, roles } from "./config.js";
+import { askFor, choosePrebuilt, loadRun, notice, prebuiltFor, writeUrl } from "./link.js";
 import { player } from "./player.js";
 import { applySettings, describeAgain } from "./python.js";
 import { state, timings } from "./state.js";
@@ -17,11 +21,18 @@ import { state, timings } from "./state.js";
 const runs = () => pageConfig().prebuilt || [];
 const words = (list) => JSON.stringify([...list].map(String).sort());
 
-// The choice a widget shows, in its own words: a button group's active label, a select's value.
-export const choiceOf = (m) => (Array.isArray(m.labels) ? m.labels[m.active] : m.value);
+// A select's options: labels, or [value, label] pairs (Panel's, for a setting of named objects).
+const valueOf = (o) => (Array.isArray(o) ? o[0] : o);
+const labelOf = (o) => (Array.isArray(o) ? o[1] : o);
+// The choice a widget shows, in its own words: a button group's active label, a select's label.
+export function choiceOf(m) {
+  if (Array.isArray(m.labels)) return m.labels[m.active];
+  const o = (m.options || []).find((x) => valueOf(x) === m.value);
+  return o === undefined ? m.value : labelOf(o);
+}
 // The setting answered ahead of time that a widget is (the one whose choices are its own), or null.
 export function entryOf(m, choices = pageConfig().choices || []) {
-  const own = words(Array.isArray(m.labels) ? m.labels : m.options || []);
+  const own = words(Array.isArray(m.labels) ? m.labels : (m.options || []).map(labelOf));
   return choices.find((c) => words(Object.keys(c.labels)) === own) || null;
 }
 // The run a choice is: one of `list`, null for the default run, undefined if none was made.
@@ -40,23 +51,42 @@ export function runOfLink(own, defaults = pageConfig().link.defaults, list = run
   return prebuiltFor(all, [{ link: defaults }]) ? null : undefined;
 }
 const same = (a, b) => (a ? a.file : null) === (b ? b.file : null);
+// The settings a link of its own says (`own`) once `key` is set as `run` (null: the default run) sets it.
+export function withChoice(own, key, run) {
+  const q = new URLSearchParams(own);
+  const value = run ? new URLSearchParams(run.link).get(key) : null;
+  if (value === null) q.delete(key); else q.set(key, value);
+  return q.toString();
+}
 
 // ---- choosing -----------------------------------------------------------------------------------
 let patching = false;  // the patches going in: their changes are no choice
 let queue = Promise.resolve();  // one choice at a time, in order
+let asked = "";  // what the widgets answered ahead of time say, as a link's own settings
+let waiting = false;  // `asked` has no run built ahead of time: Python was asked for it
 export function choose(run, doc = player.doc) {
+  if (run !== undefined) asked = run ? run.link : "";
   queue = queue.then(() => chooseNow(run, doc)).catch((err) => console.error("choice:", err));
   return queue;
 }
 async function chooseNow(run, doc) {
   const from = state.prebuilt;
-  if (run === undefined || same(from, run) || doc !== player.doc) return;  // (undefined: no run of this choice)
+  if (run === undefined || doc !== player.doc) return;
+  if (waiting && same(from, run)) {  // back to the run on screen: nothing to wait for
+    settle();
+    choosePrebuilt(from, from && from.csv);
+    writeUrl();
+    describeAgain();
+  }
+  if (same(from, run)) return;  // (undefined: no run of this choice)
   let back = null, ahead = null;
   const t0 = performance.now();
   try {
     [back, ahead] = await Promise.all([from && loadRun(from), run && loadRun(run)]);
   } catch (err) {
+    if (waiting) return;  // (a later choice asked Python meanwhile: the widgets say it)
     showChoice(doc, from);
+    asked = from ? from.link : "";
     notice(`That choice could not be loaded ahead of time (${err.message}): it can be made once the simulator has started.`);
     return;
   }
@@ -67,6 +97,7 @@ async function chooseNow(run, doc) {
     return;
   }
   const t1 = performance.now();
+  if (waiting) settle();
   patching = true;
   player.prepare();
   const layoutOnce = deferLayout(doc);
@@ -82,6 +113,32 @@ async function chooseNow(run, doc) {
   describeAgain();
   timings.choice = { load: t1 - t0, patch: t2 - t1, show: performance.now() - t2 };  // ms: the last choice's steps
 }
+// A choice with no run built ahead of time (two settings changed together): the link says it,
+// Python is asked for it, and the page says that the plots follow once it has started.
+function wait(own, model, doc) {
+  queue = queue.then(async () => {
+    if (doc !== player.doc) return;
+    if (state.live) {  // Python took over meanwhile: it makes the choice
+      const notes = await applySettings(own);
+      if (notes) notice(String(notes));
+      return;
+    }
+    waiting = true;
+    askFor(own, true);  // (so Python renders the page the link asks for: python.js pageInfo)
+    $("btn-csv").disabled = true;  // (the CSV would be the run on screen's)
+    const names = widgets(doc).filter((m) => new URLSearchParams(own).has((entryOf(m) || {}).key)).map((m) => m.title);
+    notice(`${names.join(" and ")} changed together are worked out by the simulator: until it has started, the plots show the last run.`);
+    showComputing(model);
+    writeUrl();
+    describeAgain();
+  }).catch((err) => console.error("choice:", err));
+}
+function settle() {
+  waiting = false;  // (the run chosen is on screen next: choosePrebuilt)
+  $("btn-csv").disabled = false;
+  notice("");
+  hideComputing();
+}
 // The widgets answered ahead of time show `run`'s choice (a choice that could not be made).
 function showChoice(doc, run) {
   patching = true;
@@ -91,7 +148,7 @@ function showChoice(doc, run) {
       const choice = entry && Object.keys(entry.labels).find((c) => same(runFor(entry, c), run));
       if (choice === undefined) continue;
       if (Array.isArray(m.labels)) m.active = m.labels.indexOf(choice);
-      else m.value = choice;
+      else m.value = valueOf(m.options.find((o) => labelOf(o) === choice));
     }
   } finally { patching = false; }
 }
@@ -102,18 +159,26 @@ const widgets = (doc) => allModels(doc).filter((m) => hasClass(m, roles().ahead)
 export function watchAhead(doc) {
   const answered = widgets(doc);
   if (!answered.length) return;
+  asked = state.prebuilt ? state.prebuilt.link : "";
   doc.on_change((event) => {
     if (patching || state.live || state.sameRun || player.applying || event.kind !== "ModelChanged") return;
     if (!answered.includes(event.model) || !["active", "value"].includes(event.attr)) return;
-    const run = runFor(entryOf(event.model), choiceOf(event.model));
-    if (run !== undefined) choose(run, doc);
+    const entry = entryOf(event.model), run = runFor(entry, choiceOf(event.model));
+    if (run === undefined) return;
+    asked = withChoice(asked, entry.key, run);
+    const to = runOfLink(asked);
+    if (to === undefined) wait(asked, event.model, doc);
+    else choose(to, doc);
   }, false);
-  prefetchOnIntent();
+  // a button group's few runs are fetched as the pointer comes; a menu's many at the choice
+  const eager = answered.filter((m) => Array.isArray(m.labels)).map((m) => entryOf(m))
+    .flatMap((e) => (e ? Object.values(e.labels).filter((i) => i >= 0).map((i) => runs()[i]) : []));
+  if (eager.length) prefetchOnIntent(eager);
 }
 
-// The runs' files, fetched when the pointer or focus comes to the settings (or the page's own
-// link to them): small (tens of kB), and a choice then needs no round trip.
-function prefetchOnIntent() {
+// Runs' files, fetched when the pointer or focus comes to the settings (or the page's own link to
+// them): small (tens of kB), and a choice then needs no round trip.
+function prefetchOnIntent(list) {
   const cls = roles();
   const near = (event) => event.composedPath().some((el) => el && el.classList &&
     (el.classList.contains(cls.controls) || el.classList.contains(cls.settings_link)));
@@ -121,7 +186,7 @@ function prefetchOnIntent() {
   const fetchAll = (event) => {
     if (!near(event)) return;
     for (const t of types) document.removeEventListener(t, fetchAll, true);
-    for (const run of runs()) loadRun(run).catch(() => {});  // (said at the choice, if it fails)
+    for (const run of list) loadRun(run).catch(() => {});  // (said at the choice, if it fails)
   };
   for (const t of types) document.addEventListener(t, fetchAll, true);
 }

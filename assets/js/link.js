@@ -125,8 +125,14 @@ export async function loadPrebuilt(get = fetch) {
 // (null: the default run), its CSV; the link's settings are its own, and its t is no longer asked.
 export function choosePrebuilt(run, csv) {
   state.prebuilt = run ? { ...run, csv } : null;
+  askFor(run ? run.link : "");
+}
+// The link's own settings are `own` now (a choice made on the page), and its t is no longer asked;
+// `waits`: no run built ahead of time is theirs (ahead.js: Python renders the page they ask for).
+export function askFor(own, waits = false) {
+  state.ownSettings = waits;
   for (const k of [...query.keys()]) if (!isShellKey(k)) query.delete(k);
-  if (run) for (const [k, v] of new URLSearchParams(run.link)) query.set(k, v);
+  for (const [k, v] of new URLSearchParams(own)) query.set(k, v);
   linkT = null;
   const { t: _asked, ...rest } = state.shell;
   state.shell = rest;

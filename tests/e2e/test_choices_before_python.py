@@ -1,5 +1,5 @@
 """Settings the build answered ahead of time, in the built site with Python held back: each of
-running-sum's presets, chosen before Python, shows its run within a frame or two (a patch of the
+running-sum's presets and of hybrid's models, chosen before Python, shows its run within a frame or two (a patch of the
 page on screen: ui/ahead.py, assets/js/ahead.js) and steps; the link and the CSV follow; the
 page's own settings link does the same in place; Python, once let go, takes that very page over
 (adopted: one document) with the chosen settings. Every page's named views step with Python held; a link with an exercise of its own steps the
@@ -104,6 +104,60 @@ def test_a_choice_made_as_python_starts_is_the_page_python_takes_over(context, s
     # the page made again is the one linked: a change once live is computed and comes back
     preset(page, "random tokens").click()
     page.wait_for_function("lab.player.tMax === 12 && lab.state.settingsQuery.includes('preset=random+tokens')")
+    assert visit.problems() == []
+
+
+STRIP_TITLES_JS = """[...Bokeh.documents[0].all_models].filter((m) => m.type === "Title" && /^[AB]: .*layers$/.test(m.text))
+  .map((m) => m.text).sort()"""
+
+
+def test_hybrids_models_respond_with_python_held_and_a_pair_is_pythons(context, server):
+    """Hybrid's model A and model B, each chosen with the other at its default, respond before
+    Python (runs/ patches); both changed together have no run: the link and the menus keep the
+    pair, the page says the simulator works it out, and Python, once let go, renders it."""
+    page = context.new_page()
+    visit = watch(page)
+    held = hold_python(page)
+    page.goto(f"{server.url}hybrid.html")
+    wait_ready(page)
+    page.evaluate("window.stillThisPage = true")
+    model_a, model_b = page.get_by_label("Model A", exact=True), page.get_by_label("Model B (to compare)", exact=True)
+    assert model_a.is_enabled() and model_b.is_enabled() and not page.get_by_label("Engine", exact=True).is_enabled()
+    model_a.select_option(label="Mamba-2-2.7B")
+    page.wait_for_function("(lab.state.prebuilt && lab.state.prebuilt.file || '').startsWith('runs/hybrid-')")
+    assert page.evaluate(STRIP_TITLES_JS) == ["A: Mamba-2-2.7B, 64 layers", "B: Llama-3-8B, 32 layers"]
+    assert run_on_screen(page)[1:] == [0, 10]
+    page.get_by_role("button", name="Step", exact=True).click()
+    page.wait_for_function("lab.player.t === 1")
+    assert "model_a=mamba-2-2.7b" in page.url and "t=1" in page.url
+    # B changed too: a pair, no run of its own; the page on screen stays and steps
+    model_b.select_option(label="none")
+    page.wait_for_function("lab.state.ownSettings === true")
+    assert "model_a=mamba-2-2.7b&model_b=none" in page.url
+    assert "changed together are worked out by the simulator" in page.locator("#lab-notice-text").text_content()
+    assert page.locator("#btn-csv").is_disabled()
+    assert page.evaluate(STRIP_TITLES_JS) == ["A: Mamba-2-2.7B, 64 layers", "B: Llama-3-8B, 32 layers"]
+    page.get_by_role("button", name="Step", exact=True).click()
+    page.wait_for_function("lab.player.t === 2")
+    # B back: the run on screen is the choice again; B alone: its own run
+    model_b.select_option(label="Llama-3-8B")
+    page.wait_for_function("lab.state.ownSettings === false")
+    assert page.locator("#lab-notice-text").text_content() == "" and not page.locator("#btn-csv").is_disabled()
+    model_a.select_option(label="Jamba-v0.1")
+    page.wait_for_function("lab.state.prebuilt === null")
+    model_b.select_option(label="none")
+    page.wait_for_function("(lab.state.prebuilt && lab.state.prebuilt.file || '').startsWith('runs/hybrid-')")
+    assert page.evaluate(STRIP_TITLES_JS) == ["A: Jamba-v0.1, 32 layers", "B: Llama-3-8B, 32 layers"]  # (B's strip hidden, its title kept)
+    assert not page.locator("#lab-notice-text").is_visible()
+    # a pair again, then Python: it renders the pair and swaps it in, one document left
+    model_a.select_option(label="Falcon-H1-7B")
+    page.wait_for_function("lab.state.ownSettings === true")
+    release_python(page, held)
+    wait_live(page)
+    query = page.evaluate("lab.state.settingsQuery")
+    assert "model_a=falcon-h1-7b" in query and "model_b=none" in query
+    assert page.evaluate("[lab.state.adopted, Bokeh.documents.length, window.stillThisPage]") == [False, 1, True]
+    assert page.evaluate(STRIP_TITLES_JS)[0] == "A: Falcon-H1-7B, 44 layers"
     assert visit.problems() == []
 
 

@@ -12,6 +12,7 @@ import json
 
 import pytest
 
+from sim import cache
 from ui.ahead import _state, ahead_runs, choices, latest
 from ui.contract import role
 from ui.document import build_ahead, embed_json
@@ -20,6 +21,7 @@ from ui.urlstate import apply_query, link_contract, to_query
 
 OFFERED = [info for info in PAGES if page_class(info).offered]
 RUNNING_SUM = page_class(next(i for i in PAGES if i.slug == "running-sum"))
+HYBRID = page_class(next(i for i in PAGES if i.slug == "hybrid"))
 
 
 @pytest.fixture(scope="module")
@@ -30,12 +32,17 @@ def made():
     return page, pydoc, ahead_runs(RUNNING_SUM, page, pydoc)
 
 
-def test_running_sums_settings_link_and_presets_are_offered():
+def test_running_sums_presets_and_hybrids_models_are_offered():
     """The settings link on the running-sum page (?preset=worked+example) and its other preset;
-    no other page offers links of its own."""
-    assert [(i.slug, page_class(i).offered) for i in OFFERED] == [
-        ("running-sum", ("preset=worked+example", "preset=your+turn"))]
+    on hybrid, each model A with B at its default and each model B with A at its default (the
+    custom models and "none" too); no other page offers links of its own."""
+    assert [i.slug for i in OFFERED] == ["running-sum", "hybrid"]
+    assert RUNNING_SUM.offered == ("preset=worked+example", "preset=your+turn")
     assert RUNNING_SUM.ahead_settings() == ["preset"]
+    presets = list(cache.PRESETS)
+    assert HYBRID.offered == (*(f"model_a={m}" for m in [*presets, "custom"] if m != "jamba-v0.1"),
+                              *(f"model_b={m}" for m in ["none", *presets, "custom"] if m != "llama-3-8b"))
+    assert HYBRID.ahead_settings() == ["model_a", "model_b"]
     assert all(page_class(i).ahead_settings() == [] for i in PAGES if i not in OFFERED)
 
 
@@ -97,7 +104,7 @@ def test_a_patch_that_does_not_give_the_run_stops_the_build(monkeypatch):
 
 def test_the_presets_choices_are_the_default_and_the_two_runs(made):
     page, _, runs = made
-    assert choices(page, runs) == [{"setting": "preset", "labels": {
+    assert choices(page, runs) == [{"setting": "preset", "key": "preset", "labels": {
         "random tokens": -1, "worked example": 0, "your turn": 1}}]
     # a choice no offered link makes stops the build
     with pytest.raises(ValueError, match="preset = 'your turn' is a choice no offered link makes"):
@@ -128,3 +135,49 @@ def test_latest_keeps_the_last_of_each_change_in_order():
     whole = ColumnDataChangedEvent(doc, src, "data", cols=None)
     assert latest([first_a, both, whole]) == [whole]
     assert latest([whole, first_a]) == [whole, first_a]
+
+
+def test_hybrids_model_choices_are_patches_of_the_page_on_screen(monkeypatch):
+    """A model A or B chosen is the same page with other values (the layer strip keeps one legend
+    entry per kind, shown or hidden): three of the offered links, one of each kind (a preset as A,
+    no model B, the custom model A with its boxes), patched to and back as the browser does."""
+    links = ("model_a=mamba-2-2.7b", "model_b=none", "model_a=custom")
+    monkeypatch.setattr(HYBRID, "offered", links)
+    monkeypatch.setattr(HYBRID, "ahead_settings", classmethod(lambda cls: ["model_a", "model_b"]))
+    page, pydoc = build_ahead(HYBRID)
+    runs = ahead_runs(HYBRID, page, pydoc)
+    _, screen = build_ahead(HYBRID)
+    default = _state(screen)
+    for run in runs:
+        made = HYBRID()
+        assert apply_query(made, run["link"]) == []
+        assert run["csv"] == made.csv() and run["t_max"] == made.run.t_max == 10
+        screen.apply_json_patch(json.loads(run["patch"]))
+        assert _state(screen) == _state(build_ahead(HYBRID, run["link"])[1]), run["link"]
+        screen.apply_json_patch(json.loads(run["back"]))
+        assert _state(screen) == default, run["link"]
+        assert '"type":"object"' not in run["patch"]  # no model made
+    assert [run["values"] for run in runs] == [{"model_a": "mamba-2-2.7b", "model_b": "llama-3-8b"},
+                                               {"model_a": "jamba-v0.1", "model_b": "none"},
+                                               {"model_a": "custom", "model_b": "llama-3-8b"}]
+
+
+def test_hybrids_choices_name_each_models_run_and_the_pair_has_none():
+    """Every label of both menus is the default (-1) or the run of its own link; the key names
+    the setting in a link (the shell adds a choice to the link's own settings by it)."""
+    page = HYBRID()
+    page.layout  # noqa: B018  (its widgets)
+    runs = []
+    for link in HYBRID.offered:
+        made = HYBRID()
+        apply_query(made, link)
+        runs.append({"values": {"model_a": made.model_a, "model_b": made.model_b}})
+    entries = {e["setting"]: e for e in choices(page, runs)}
+    a, b = entries["model_a"], entries["model_b"]
+    assert (a["key"], b["key"]) == ("model_a", "model_b")
+    assert a["labels"]["Jamba-v0.1"] == b["labels"]["Llama-3-8B"] == -1
+    assert HYBRID.offered[a["labels"]["Mamba-2-2.7B"]] == "model_a=mamba-2-2.7b"
+    assert HYBRID.offered[a["labels"]["custom A (below)"]] == "model_a=custom"
+    assert HYBRID.offered[b["labels"]["none"]] == "model_b=none"
+    assert HYBRID.offered[b["labels"]["Jamba-v0.1"]] == "model_b=jamba-v0.1"
+    assert len(a["labels"]) == len(cache.PRESETS) + 1 and len(b["labels"]) == len(cache.PRESETS) + 2

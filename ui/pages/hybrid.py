@@ -61,6 +61,7 @@ from ui.views.hybrid import (
 
 PRESET_NAMES = {model.name: key for key, model in cache.PRESETS.items()}
 NONE = "none"
+MODEL_A, MODEL_B = "jamba-v0.1", "llama-3-8b"  # the defaults
 CUSTOM_SOURCE = "custom model, edited on this page"
 JAMBA_DICT = cache.model_to_dict(hf_config.from_hf_config(PRESET_HF_CONFIGS["jamba-v0.1"])[0])
 
@@ -85,12 +86,16 @@ class HybridPage(CustomModelBoxes, Page):
              ("A's cache passes its state", "stop_cross"))
     named_views = {"memory": "Memory against context, and the verdict", "layers": "The layers of each model"}
     subject = "memory"  # on the first screen (ui/page.py Page.subject)
+    # Each model A or B chosen with the other at its default is built ahead of time (ui/ahead.py):
+    # the two menus respond before Python; a pair of models is Python's.
+    offered = (*(f"model_a={m}" for m in (*PRESET_NAMES.values(), CUSTOM) if m != MODEL_A),
+               *(f"model_b={m}" for m in (NONE, *PRESET_NAMES.values(), CUSTOM) if m != MODEL_B))
 
     model_a = param.Selector(objects={**PRESET_NAMES, "custom A (below)": CUSTOM},
-                             default="jamba-v0.1", label="Model A")
+                             default=MODEL_A, label="Model A")
     model_b = param.Selector(objects={"none": NONE, **PRESET_NAMES,
                                       "custom B (below)": CUSTOM},
-                             default="llama-3-8b", label="Model B (to compare)")
+                             default=MODEL_B, label="Model B (to compare)")
     custom = param.Dict(DEFAULT_CUSTOM, label="Custom model A (JSON)",
                         doc="Model A's custom model in sim.cache's JSON format")
     kv_dtype = param.Selector(objects=list(cache.DTYPE_BYTES), default="bf16",

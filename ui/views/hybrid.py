@@ -133,8 +133,13 @@ class LayerStrip(View):
                                    fill_color="colour", line_color=None)
         hits = self.fig.rect("layer", "row", 0.9, 0.85, source=self.source, fill_alpha=0.0,
                              line_color=None, level="overlay")
-        self.legend = Legend(orientation="horizontal", location="center", margin=2, padding=4,
-                             spacing=8, label_standoff=4, glyph_width=14, glyph_height=14)
+        # one entry per kind, made once and shown where the model has that kind: a change of
+        # model changes values only, no models (so a model's run is a patch: ui/ahead.py)
+        self.items = {k: LegendItem(label=label, renderers=[self.cells], visible=False)
+                      for k, label in KIND_LABELS.items()}
+        self.legend = Legend(items=list(self.items.values()), orientation="horizontal",
+                             location="center", margin=2, padding=4, spacing=8,
+                             label_standoff=4, glyph_width=14, glyph_height=14)
         self.fig.add_layout(self.legend, "below")
         self.fig.add_tools(HoverTool(renderers=[hits], tooltips=[
             ("layer", "@layer"), ("kind", "@kind_label"), ("at this context", "@stores")]))
@@ -169,8 +174,8 @@ class LayerStrip(View):
         self.fig.y_range.update(start=rows - 0.5, end=-0.5)
         self.fig.height = 125 + 28 * rows
         present = [k for k in KIND_LABELS if k in kinds]
-        self.legend.items = [LegendItem(label=KIND_LABELS[k], renderers=[self.cells],
-                                        index=kinds.index(k)) for k in present]
+        for k, item in self.items.items():
+            item.update(visible=k in present, index=kinds.index(k) if k in present else None)
         self.fig.title.text = (f"{self.slot.upper()}: {plain(model.name, 60)}, "
                                f"{model.n_layers} layers")
         self.kinds = ", ".join(f"{kinds.count(k)} {KIND_LABELS[k]}" for k in present)
