@@ -161,6 +161,30 @@ def test_hybrids_models_respond_with_python_held_and_a_pair_is_pythons(context, 
     assert visit.problems() == []
 
 
+def test_a_pair_of_models_chosen_as_python_starts_is_rendered_by_python(context, server):
+    """Model A, then B, chosen after Python made its page from the first description: the renders
+    of the defaults and of model A alone are dropped, and Python renders the pair and swaps it in
+    (one document); a change once live is Python's."""
+    page = context.new_page()
+    visit = watch(page)
+    page.add_init_script(HOLD_FIRST_RENDER_JS)
+    page.goto(f"{server.url}hybrid.html")
+    wait_ready(page)
+    page.wait_for_function("typeof window.renderHeld === 'function'", timeout=120_000)
+    page.get_by_label("Model A", exact=True).select_option(label="Mamba-2-2.7B")
+    page.wait_for_function("lab.state.prebuilt !== null")
+    page.get_by_label("Model B (to compare)", exact=True).select_option(label="none")
+    page.wait_for_function("lab.state.ownSettings === true")
+    page.evaluate("window.renderHeld()")  # the render of the defaults: dropped
+    wait_live(page)
+    assert page.evaluate("[lab.state.adopted, Bokeh.documents.length]") == [False, 1]
+    assert "model_a=mamba-2-2.7b&model_b=none" in page.evaluate("lab.state.settingsQuery")
+    page.get_by_label("Model B (to compare)", exact=True).select_option(label="Zamba2-2.7B")
+    page.wait_for_function("lab.state.settingsQuery.includes('model_b=zamba2-2.7b')")
+    assert page.evaluate(STRIP_TITLES_JS) == ["A: Mamba-2-2.7B, 64 layers", "B: Zamba2-2.7B, 54 layers"]
+    assert visit.problems() == []
+
+
 @pytest.mark.parametrize("slug", PAGE_SLUGS)
 def test_every_named_view_steps_with_python_held(context, server, slug):
     page = context.new_page()
