@@ -83,11 +83,8 @@ async function chooseNow(run, doc) {
   const t0 = performance.now();
   try {
     [back, ahead] = await Promise.all([from && loadRun(from), run && loadRun(run)]);
-  } catch (err) {
-    if (waiting) return;  // (a later choice asked Python meanwhile: the widgets say it)
-    showChoice(doc, from);
-    asked = from ? from.link : "";
-    notice(`That choice could not be loaded ahead of time (${err.message}): it can be made once the simulator has started.`);
+  } catch (err) {  // (offline before the file was kept, or a broken copy): the choice stays, Python's
+    if (!waiting) await askPython(asked, null, doc, `That choice could not be loaded ahead of time (${err.message}): the simulator works it out once it has started; until then the plots show the last run.`);
     return;
   }
   if (state.live || doc !== player.doc) {  // Python took over meanwhile: it makes the choice
@@ -113,44 +110,34 @@ async function chooseNow(run, doc) {
   describeAgain();
   timings.choice = { load: t1 - t0, patch: t2 - t1, show: performance.now() - t2 };  // ms: the last choice's steps
 }
-// A choice with no run built ahead of time (two settings changed together): the link says it,
-// Python is asked for it, and the page says that the plots follow once it has started.
+// A choice with no run built ahead of time (two settings changed together), or whose run could
+// not be had: the widgets keep it, the link says it, Python is asked for it, and the page says
+// that the plots follow once it has started.
 function wait(own, model, doc) {
-  queue = queue.then(async () => {
-    if (doc !== player.doc) return;
-    if (state.live) {  // Python took over meanwhile: it makes the choice
-      const notes = await applySettings(own);
-      if (notes) notice(String(notes));
-      return;
-    }
-    waiting = true;
-    askFor(own, true);  // (so Python renders the page the link asks for: python.js pageInfo)
-    $("btn-csv").disabled = true;  // (the CSV would be the run on screen's)
-    const names = widgets(doc).filter((m) => new URLSearchParams(own).has((entryOf(m) || {}).key)).map((m) => m.title);
-    notice(`${names.join(" and ")} changed together are worked out by the simulator: until it has started, the plots show the last run.`);
-    showComputing(model);
-    writeUrl();
-    describeAgain();
-  }).catch((err) => console.error("choice:", err));
+  const names = widgets(doc).filter((m) => new URLSearchParams(own).has((entryOf(m) || {}).key)).map((m) => m.title);
+  const why = `${names.join(" and ")} changed together are worked out by the simulator: until it has started, the plots show the last run.`;
+  queue = queue.then(() => askPython(own, model, doc, why)).catch((err) => console.error("choice:", err));
+}
+async function askPython(own, model, doc, why) {
+  if (doc !== player.doc) return;
+  if (state.live) {  // Python took over meanwhile: it makes the choice
+    const notes = await applySettings(own);
+    if (notes) notice(String(notes));
+    return;
+  }
+  waiting = true;
+  askFor(own, true);  // (so Python renders the page the link asks for: python.js pageInfo)
+  $("btn-csv").disabled = true;  // (the CSV would be the run on screen's)
+  notice(why);
+  showComputing(model);
+  writeUrl();
+  describeAgain();
 }
 function settle() {
   waiting = false;  // (the run chosen is on screen next: choosePrebuilt)
   $("btn-csv").disabled = false;
   notice("");
   hideComputing();
-}
-// The widgets answered ahead of time show `run`'s choice (a choice that could not be made).
-function showChoice(doc, run) {
-  patching = true;
-  try {
-    for (const m of widgets(doc)) {
-      const entry = entryOf(m);
-      const choice = entry && Object.keys(entry.labels).find((c) => same(runFor(entry, c), run));
-      if (choice === undefined) continue;
-      if (Array.isArray(m.labels)) m.active = m.labels.indexOf(choice);
-      else m.value = valueOf(m.options.find((o) => labelOf(o) === choice));
-    }
-  } finally { patching = false; }
 }
 const widgets = (doc) => allModels(doc).filter((m) => hasClass(m, roles().ahead));
 

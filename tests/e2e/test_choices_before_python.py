@@ -161,6 +161,30 @@ def test_hybrids_models_respond_with_python_held_and_a_pair_is_pythons(context, 
     assert visit.problems() == []
 
 
+def test_a_choice_whose_run_cannot_be_had_is_kept_and_pythons(context, server):
+    """A model's run file that does not come (a broken copy; offline before it was kept): the
+    menu keeps the choice, the link says it, the page says why the plots wait, and Python,
+    once let go, renders that model."""
+    page = context.new_page()
+    visit = watch(page)
+    held = hold_python(page)
+    page.route("**/runs/hybrid-*.json", lambda route: route.fulfill(status=404, body="gone"))
+    page.goto(f"{server.url}hybrid.html")
+    wait_ready(page)
+    page.get_by_label("Model A", exact=True).select_option(label="Nemotron-H-8B")
+    page.wait_for_function("lab.state.ownSettings === true")
+    assert page.evaluate("lab.state.prebuilt") is None and "model_a=nemotron-h-8b" in page.url
+    assert page.get_by_label("Model A", exact=True).input_value() == "Nemotron-H-8B"  # (the menu kept it)
+    assert "could not be loaded ahead of time (answered 404)" in page.locator("#lab-notice-text").text_content()
+    page.get_by_role("button", name="Step", exact=True).click()  # the run on screen steps meanwhile
+    page.wait_for_function("lab.player.t === 1")
+    release_python(page, held)
+    wait_live(page)
+    assert "model_a=nemotron-h-8b" in page.evaluate("lab.state.settingsQuery")
+    assert page.evaluate(STRIP_TITLES_JS)[0] == "A: Nemotron-H-8B, 52 layers"
+    assert [p for p in visit.problems() if "404" not in p] == []
+
+
 def test_a_pair_of_models_chosen_as_python_starts_is_rendered_by_python(context, server):
     """Model A, then B, chosen after Python made its page from the first description: the renders
     of the defaults and of model A alone are dropped, and Python renders the pair and swaps it in
@@ -180,8 +204,9 @@ def test_a_pair_of_models_chosen_as_python_starts_is_rendered_by_python(context,
     assert page.evaluate("[lab.state.adopted, Bokeh.documents.length]") == [False, 1]
     assert "model_a=mamba-2-2.7b&model_b=none" in page.evaluate("lab.state.settingsQuery")
     page.get_by_label("Model B (to compare)", exact=True).select_option(label="Zamba2-2.7B")
-    page.wait_for_function("lab.state.settingsQuery.includes('model_b=zamba2-2.7b')")
-    assert page.evaluate(STRIP_TITLES_JS) == ["A: Mamba-2-2.7B, 64 layers", "B: Zamba2-2.7B, 54 layers"]
+    page.wait_for_function(f"JSON.stringify({STRIP_TITLES_JS}) === "
+                           "JSON.stringify(['A: Mamba-2-2.7B, 64 layers', 'B: Zamba2-2.7B, 54 layers'])")
+    assert "model_b=zamba2-2.7b" in page.evaluate("lab.state.settingsQuery")
     assert visit.problems() == []
 
 

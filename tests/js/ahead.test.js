@@ -1,7 +1,7 @@
 // assets/js/ahead.js: a setting answered ahead of time (running-sum's preset), chosen before
 // Python, goes into the document on screen as the build's patches (the way back from the run on
 // screen, then the way to the chosen one), one choice after another; a run that cannot be loaded
-// leaves the page as it was and says so; the page's own settings link finds its run too. Two
+// is asked of Python, the choice kept; the page's own settings link finds its run too. Two
 // settings changed together (hybrid's models) have no run: Python is asked, and the page says so.
 import test from "node:test";
 import assert from "node:assert/strict";
@@ -105,14 +105,20 @@ test("a change once Python is live, or the patches' own changes, are no choice h
   return choose(undefined).catch(() => {}).then(() => assert.deepEqual(doc.patches, []));
 });
 
-test("a run that cannot be loaded leaves the page and its widget as they were, and says so", async () => {
+test("a run that cannot be loaded keeps the choice: the link says it, Python is asked, and the page says so", async () => {
   readLink("");
   const { doc, preset } = page();
+  elements["btn-csv"] = { disabled: false };
   const broken = { ...worked, file: "runs/running-sum-9.json" };
   preset.active = 1;
   await choose(broken, doc);
-  assert.deepEqual([doc.patches, state.prebuilt, preset.active], [[], null, 0]);
-  assert.match(elements["lab-notice-text"].textContent, /could not be loaded ahead of time \(answered 404\): it can be made once the simulator has started/);
+  assert.deepEqual([doc.patches, state.prebuilt, preset.active], [[], null, 1]);
+  assert.deepEqual([state.ownSettings, elements["btn-csv"].disabled], [true, true]);  // (Python renders it: python.js pageInfo)
+  assert.equal(location.search, "?preset=worked+example");
+  assert.match(elements["lab-notice-text"].textContent, /could not be loaded ahead of time \(answered 404\): the simulator works it out once it has started/);
+  preset.active = 0;
+  await choose(null, doc);  // back to the run on screen: settled
+  assert.deepEqual([state.ownSettings, elements["btn-csv"].disabled, elements["lab-notice-text"].textContent], [false, false, ""]);
 });
 
 test("a link's own settings with one choice more or less", () => {
