@@ -11,7 +11,6 @@
 // the widgets keep the choice, the link says it, and Python is asked for it (it renders that
 // page and swaps it in); meanwhile the page steps the run on screen, and says so.
 import { allModels, applyPatch, deferLayout } from "./bokeh-internals.js";
-import { hideComputing, showComputing } from "./computing.js";
 import { $, hasClass, pageConfig, roles } from "./config.js";
 import { askFor, choosePrebuilt, loadRun, notice, prebuiltFor, writeUrl } from "./link.js";
 import { player } from "./player.js";
@@ -84,7 +83,7 @@ async function chooseNow(run, doc) {
   try {
     [back, ahead] = await Promise.all([from && loadRun(from), run && loadRun(run)]);
   } catch (err) {  // (offline before the file was kept, or a broken copy): the choice stays, Python's
-    if (!waiting) await askPython(asked, null, doc, `That choice could not be loaded ahead of time (${err.message}): the simulator works it out once it has started; until then the plots show the last run.`);
+    if (!waiting) await askPython(asked, doc, `That choice could not be loaded ahead of time (${err.message}): the simulator works it out once it has started; until then the plots show the last run.`);
     return;
   }
   if (state.live || doc !== player.doc) {  // Python took over meanwhile: it makes the choice
@@ -113,12 +112,13 @@ async function chooseNow(run, doc) {
 // A choice with no run built ahead of time (two settings changed together), or whose run could
 // not be had: the widgets keep it, the link says it, Python is asked for it, and the page says
 // that the plots follow once it has started.
-function wait(own, model, doc) {
+function wait(own, doc) {
   const names = widgets(doc).filter((m) => new URLSearchParams(own).has((entryOf(m) || {}).key)).map((m) => m.title);
   const why = `${names.join(" and ")} changed together are worked out by the simulator: until it has started, the plots show the last run.`;
-  queue = queue.then(() => askPython(own, model, doc, why)).catch((err) => console.error("choice:", err));
+  queue = queue.then(() => askPython(own, doc, why)).catch((err) => console.error("choice:", err));
 }
-async function askPython(own, model, doc, why) {
+// (The notice says it; no "Computing the new run…" beside the menu: nothing computes yet.)
+async function askPython(own, doc, why) {
   if (doc !== player.doc) return;
   if (state.live) {  // Python took over meanwhile: it makes the choice
     const notes = await applySettings(own);
@@ -129,7 +129,6 @@ async function askPython(own, model, doc, why) {
   askFor(own, true);  // (so Python renders the page the link asks for: python.js pageInfo)
   $("btn-csv").disabled = true;  // (the CSV would be the run on screen's)
   notice(why);
-  showComputing(model);
   writeUrl();
   describeAgain();
 }
@@ -137,7 +136,6 @@ function settle() {
   waiting = false;  // (the run chosen is on screen next: choosePrebuilt)
   $("btn-csv").disabled = false;
   notice("");
-  hideComputing();
 }
 const widgets = (doc) => allModels(doc).filter((m) => hasClass(m, roles().ahead));
 
@@ -154,7 +152,7 @@ export function watchAhead(doc) {
     if (run === undefined) return;
     asked = withChoice(asked, entry.key, run);
     const to = runOfLink(asked);
-    if (to === undefined) wait(asked, event.model, doc);
+    if (to === undefined) wait(asked, doc);
     else choose(to, doc);
   }, false);
   // a button group's few runs are fetched as the pointer comes; a menu's many at the choice

@@ -3,7 +3,6 @@
 // (python.js: rendered) once its page is rendered and linked.
 import { letGo } from "./bokeh-internals.js";
 import { $ } from "./config.js";
-import { hideComputing } from "./computing.js";
 import { watchFigures } from "./culling.js";
 import { postHeight } from "./embeds.js";
 import { letJoin } from "./later.js";
@@ -39,7 +38,6 @@ export function takeover(jsdoc, adopted) {
   timings.live = performance.now();
   stage("done", "Ready", "", 1);
   document.body.classList.remove("lab-loading", "lab-waiting");
-  hideComputing();  // (a choice that waited for Python: ahead.js)
   document.body.classList.add("lab-live", "lab-ready");
   $("lab-status").hidden = true;
   $("btn-csv").disabled = false;
