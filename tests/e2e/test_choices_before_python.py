@@ -84,16 +84,23 @@ window.Worker = class extends Real {
 """
 
 
+def first_render_held(context, server, slug: str):
+    """The page, once Python has made its page from the first description and that render is
+    held (window.renderHeld lets it go), and its Visit."""
+    page = context.new_page()
+    visit = watch(page)
+    page.add_init_script(HOLD_FIRST_RENDER_JS)
+    page.goto(f"{server.url}{slug}.html")
+    wait_ready(page)
+    page.wait_for_function("typeof window.renderHeld === 'function'", timeout=120_000)
+    return page, visit
+
+
 def test_a_choice_made_as_python_starts_is_the_page_python_takes_over(context, server):
     """A preset chosen after Python made its page from the page's first description, before the
     page took it: that render is dropped, Python makes the page again from the choice, and
     takes it over (adopted, one document)."""
-    page = context.new_page()
-    visit = watch(page)
-    page.add_init_script(HOLD_FIRST_RENDER_JS)
-    page.goto(f"{server.url}running-sum.html")
-    wait_ready(page)
-    page.wait_for_function("typeof window.renderHeld === 'function'", timeout=120_000)
+    page, visit = first_render_held(context, server, "running-sum")
     preset(page, "your turn").click()
     page.wait_for_function("(lab.state.prebuilt && lab.state.prebuilt.file) === 'runs/running-sum-2.json'")
     page.evaluate("window.renderHeld()")  # the render of the defaults: dropped
@@ -189,12 +196,7 @@ def test_a_pair_of_models_chosen_as_python_starts_is_rendered_by_python(context,
     """Model A, then B, chosen after Python made its page from the first description: the renders
     of the defaults and of model A alone are dropped, and Python renders the pair and swaps it in
     (one document); a change once live is Python's."""
-    page = context.new_page()
-    visit = watch(page)
-    page.add_init_script(HOLD_FIRST_RENDER_JS)
-    page.goto(f"{server.url}hybrid.html")
-    wait_ready(page)
-    page.wait_for_function("typeof window.renderHeld === 'function'", timeout=120_000)
+    page, visit = first_render_held(context, server, "hybrid")
     page.get_by_label("Model A", exact=True).select_option(label="Mamba-2-2.7B")
     page.wait_for_function("lab.state.prebuilt !== null")
     page.get_by_label("Model B (to compare)", exact=True).select_option(label="none")
