@@ -39,9 +39,13 @@ def test_running_sums_presets_and_hybrids_models_are_offered():
     assert [i.slug for i in OFFERED] == ["running-sum", "hybrid"]
     assert RUNNING_SUM.offered == ("preset=worked+example", "preset=your+turn")
     assert RUNNING_SUM.ahead_settings() == ["preset"]
-    presets = list(cache.PRESETS)
-    assert HYBRID.offered == (*(f"model_a={m}" for m in [*presets, "custom"] if m != "jamba-v0.1"),
-                              *(f"model_b={m}" for m in ["none", *presets, "custom"] if m != "llama-3-8b"))
+    # ten presets: A has nine others and its custom model, B nine others, its custom one and none
+    assert len(cache.PRESETS) == 10 and len(HYBRID.offered) == 21
+    assert all(q.count("=") == 1 for q in HYBRID.offered)  # one setting each, the other at its default
+    assert "model_a=jamba-v0.1" not in HYBRID.offered and "model_b=llama-3-8b" not in HYBRID.offered
+    assert {"model_a=llama-3-8b", "model_a=falcon-h1-7b", "model_a=custom", "model_b=none",
+            "model_b=jamba-v0.1", "model_b=custom"} <= set(HYBRID.offered)
+    assert sum(q.startswith("model_a=") for q in HYBRID.offered) == 10
     assert HYBRID.ahead_settings() == ["model_a", "model_b"]
     assert all(page_class(i).ahead_settings() == [] for i in PAGES if i not in OFFERED)
 
